@@ -2,7 +2,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 const pkgs = {
   'packages/core': { name: '@trove/core', deps: { hono: '^4.9.0', zod: '^4.1.0', pino: '^9.9.0', 'drizzle-orm': '^0.44.5', 'better-sqlite3': '^12.4.1' }, dev: { '@types/better-sqlite3': '^7.6.13', 'drizzle-kit': '^0.31.4' } },
-  'packages/blobstore': { name: '@trove/blobstore', deps: { '@trove/core': 'workspace:*', '@aws-sdk/client-s3': '^3.890.0', '@aws-sdk/s3-request-presigner': '^3.890.0', '@aws-sdk/lib-storage': '^3.890.0' }, dev: { s3rver: '^3.7.1' } },
+  'packages/blobstore': { name: '@trove/blobstore', deps: { '@aws-sdk/client-s3': '^3.890.0', '@aws-sdk/s3-request-presigner': '^3.890.0', '@aws-sdk/lib-storage': '^3.890.0' }, dev: { s3rver: '^3.7.1' } },
   'packages/format-raw': { name: '@trove/format-raw', deps: { '@trove/core': 'workspace:*', '@trove/blobstore': 'workspace:*', hono: '^4.9.0', zod: '^4.1.0' } },
   'packages/format-maven': { name: '@trove/format-maven', deps: { '@trove/core': 'workspace:*', '@trove/blobstore': 'workspace:*', hono: '^4.9.0', zod: '^4.1.0', 'fast-xml-parser': '^5.2.5' } },
   'packages/format-debian': { name: '@trove/format-debian', deps: { '@trove/core': 'workspace:*', '@trove/blobstore': 'workspace:*', hono: '^4.9.0', zod: '^4.1.0', openpgp: '^6.2.2', 'tar-stream': '^3.1.7' }, dev: { '@types/tar-stream': '^3.1.4' } },

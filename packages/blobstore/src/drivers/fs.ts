@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { BlobDriver, BlobSource } from '../types.js';
+
+export interface FsDriverOptions {
+  /** Directory holding the blobs. Created on first use. */
+  root: string;
+}
+
+const TMP = '.tmp';
+
+/**
+ * Blobs as plain files under `root`. Every put follows the same four steps so a
+ * crash can never leave a partial file under a real key:
+ *  1. write (or copy) the bytes to `root/.tmp/<random>` on the same filesystem,
+ *  2. fsync that file,
+ *  3. rename it onto the key's path (atomic within one filesystem),
+ *  4. fsync the key's directory so the rename itself survives a power loss.
+ * A spool file on the same filesystem skips the copy and is renamed directly.
+ */
+export function fsDriver(opts: FsDriverOptions): BlobDriver {
+  const root = resolve(opts.root);
+  const tmpDir = join(root, TMP);
+
+  const pathOf = (key: string): string => {
+    const p = resolve(root, key);
+    if (!p.startsWith(root + sep) || key.split('/').some((s) => s === '..' || s === '' || s === TMP)) {
+      throw new Error(`invalid blob key: ${key}`);
+    }
+    return p;
+  };
+
+  async function fsyncPath(p: string, flags = 'r'): Promise<void> {
+    const fh = await open(p, flags);
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async function writeTemp(source: BlobSource, signal?: AbortSignal): Promise<string> {
+    await mkdir(tmpDir, { recursive: true });
+    const tmp = join(tmpDir, randomUUID());
+    try {
+      if ('path' in source) {
+        try {
+          // Same filesystem: the spool file itself becomes the blob (it was fsynced by the spool).
+          await rename(source.path, tmp);
+          return tmp;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+          await copyFile(source.path, tmp);
+        }
+      } else {
+        await pipeline(source.stream, createWriteStream(tmp, { flags: 'wx' }), { signal });
+      }
+      await fsyncPath(tmp, 'r+');
+      return tmp;
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  return {
+    name: 'fs',
+
+    async put(key, source, putOpts) {
+      const target = pathOf(key);
+      const tmp = await writeTemp(source, putOpts?.signal);
+      try {
+        await mkdir(dirname(target), { recursive: true });
+        await rename(tmp, target);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw err;
+      }
+      await fsyncPath(dirname(target));
+    },
+
+    async get(key, getOpts) {
+      const p = pathOf(key);
+      let fh;
+      try {
+        fh = await open(p, 'r');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+      const range = getOpts?.range;
+      // The stream owns the handle from here and closes it on end or destroy.
+      return fh.createReadStream({ start: range?.start, end: range?.end, highWaterMark: 256 * 1024, signal: getOpts?.signal }) as unknown as Readable;
+    },
+
+    async head(key) {
+      try {
+        const s = await stat(pathOf(key));
+        return s.isFile() ? { size: s.size } : null;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+    },
+
+    async delete(key) {
+      await rm(pathOf(key), { force: true });
+    },
+
+    async *list(prefix = '') {
+      const stack = [root];
+      while (stack.length) {
+        const dir = stack.pop()!;
+        let entries;
+        try {
+          entries = await readdir(dir, { withFileTypes: true });
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+          throw err;
+        }
+        for (const e of entries) {
+          const full = join(dir, e.name);
+          const key = relative(root, full).split(sep).join('/');
+          if (key === TMP) continue;
+          if (e.isDirectory()) stack.push(full);
+          else if (key.startsWith(prefix)) yield { key, size: (await stat(full)).size };
+        }
+      }
+    },
+  };
+}
+
+/** Used by tests and the start-up cleanup: a crash mid-put leaves files only in `.tmp`. */
+export async function clearFsTemp(root: string): Promise<void> {
+  await rm(join(resolve(root), TMP), { recursive: true, force: true });
+}

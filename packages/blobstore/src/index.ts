@@ -1,0 +1,5 @@
+export type { BlobDriver, BlobSource, BlobStat, ByteRange } from './types.js';
+export { Spool, UploadTooLargeError, UploadIncompleteError, type SpooledFile, type HashAlgorithm, type ReceiveOptions } from './spool.js';
+export { contentKey } from './content-key.js';
+export { BlobStore } from './store.js';
+export { fsDriver, clearFsTemp, type FsDriverOptions } from './drivers/fs.js';

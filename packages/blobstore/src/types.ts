@@ -1,0 +1,36 @@
+import type { Readable } from 'node:stream';
+
+/** Inclusive byte range, as in an HTTP `Range: bytes=start-end` header. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface BlobStat {
+  size: number;
+}
+
+/** What a driver stores: a finished local file (the spool) or a stream of known or unknown size. */
+export type BlobSource = { path: string } | { stream: Readable; size?: number };
+
+/**
+ * One storage backend. A driver is one file implementing this interface
+ * (`drivers/fs.ts`, `drivers/s3.ts`). Keys are opaque, slash-separated strings;
+ * Trove uses content addresses (`sha256/ab/cd/<hex>`), so a put of an existing
+ * key with the same content is harmless.
+ */
+export interface BlobDriver {
+  readonly name: string;
+  /** Stores `source` under `key`. Readers never see a partial object: it appears whole or not at all. */
+  put(key: string, source: BlobSource, opts?: { signal?: AbortSignal }): Promise<void>;
+  /** A stream of the object (or of `range`), or null when it does not exist. */
+  get(key: string, opts?: { range?: ByteRange; signal?: AbortSignal }): Promise<Readable | null>;
+  head(key: string): Promise<BlobStat | null>;
+  /** Deleting a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** Every key under `prefix`, in no particular order. */
+  list(prefix?: string): AsyncIterable<{ key: string; size: number }>;
+  /** Optional capability: a time-limited URL a client can download from directly. */
+  presignGet?(key: string, opts: { expiresInSeconds: number; filename?: string; contentType?: string }): Promise<string>;
+  close?(): Promise<void>;
+}

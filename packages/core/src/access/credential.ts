@@ -1,0 +1,46 @@
+import type { UserRow } from '../db/schema.js';
+
+/** A publish session as the access rules need it (the auth package owns its storage). */
+export interface PublishGrant {
+  sessionId: string;
+  /** The one repository the session may read and write. */
+  repo: string;
+  proof: 'device' | 'oidc' | 'manual';
+  /** The user behind a device or manual session; null for CI sessions. */
+  user: UserRow | null;
+  /** Recorded as the uploader: a user name, or the CI identity (e.g. `ci:acme/widgets`). */
+  actor: string;
+}
+
+/** Who is calling, as established by the credential resolver. */
+export type Credential =
+  | { type: 'anonymous' }
+  | {
+      type: 'user';
+      via: 'password' | 'read_token' | 'session';
+      user: UserRow;
+      /** A session that may only set up a second factor (SPEC: "Sign-in"). */
+      setupOnly?: boolean;
+      /** UI session id or read token id, when there is one. */
+      credentialId?: string;
+    }
+  | { type: 'publish'; grant: PublishGrant };
+
+export interface CredentialRequest {
+  authorization: string | undefined;
+  cookie: string | undefined;
+  ip: string;
+  /** Cookies count only on `/api/`; format routes take Basic credentials only. */
+  surface: 'api' | 'format';
+}
+
+/**
+ * Turns request credentials into a Credential. The auth package implements it;
+ * until then `denyAllResolver` treats everyone as anonymous, so no route is open
+ * by default. Present but invalid credentials throw a 401 TroveError.
+ */
+export interface CredentialResolver {
+  resolve(req: CredentialRequest): Promise<Credential>;
+}
+
+export const ANONYMOUS: Credential = { type: 'anonymous' };

@@ -1,0 +1,71 @@
+import type { PermissionLevel, RepoRow } from '../db/schema.js';
+import { conflict, forbidden, notFound, TroveError, BASIC_REALM } from '../errors.js';
+import type { PermissionService } from '../repos/permissions.js';
+import type { RepoService } from '../repos/service.js';
+import type { Credential } from './credential.js';
+
+/**
+ * The access rules for repositories (SPEC: "Access rules on format routes"), in one place
+ * so every format and API route applies them identically.
+ */
+export class RepoAccess {
+  constructor(
+    private readonly repos: RepoService,
+    private readonly perms: PermissionService,
+    /** `base_url` for the "publishing needs a publish session" message. */
+    private readonly baseUrl: () => string,
+  ) {}
+
+  /** The user's own level, ignoring anonymous_read: admins hold write everywhere. */
+  userLevel(cred: Credential, repo: RepoRow): PermissionLevel | null {
+    if (cred.type !== 'user') return null;
+    if (cred.user.isAdmin) return 'write';
+    return this.perms.level(cred.user.id, repo.id);
+  }
+
+  canRead(cred: Credential, repo: RepoRow): boolean {
+    if (cred.type === 'publish') return cred.grant.repo === repo.name;
+    if (repo.anonymousRead) return true;
+    return this.userLevel(cred, repo) !== null;
+  }
+
+  /** Names do not leak: an anonymous caller gets the same 401 for unknown and private repositories. */
+  private lookup(cred: Credential, name: string, format?: string): RepoRow {
+    const repo = this.repos.byName(name);
+    if (!repo || (format && repo.format !== format)) {
+      if (cred.type === 'anonymous') throw challenge('authentication required');
+      throw notFound(`repository ${name} not found`);
+    }
+    return repo;
+  }
+
+  requireRead(cred: Credential, name: string, format?: string): RepoRow {
+    const repo = this.lookup(cred, name, format);
+    if (this.canRead(cred, repo)) return repo;
+    if (cred.type === 'anonymous') throw challenge('authentication required');
+    if (cred.type === 'publish') throw forbidden(`this publish session is valid for repository ${cred.grant.repo} only`);
+    throw forbidden(`no read permission on repository ${name}`);
+  }
+
+  /**
+   * Writes need an open publish session for exactly this repository; device and manual
+   * sessions also need their user to still hold `write` (checked on every write).
+   */
+  requireWrite(cred: Credential, name: string, format?: string): RepoRow {
+    const repo = this.lookup(cred, name, format);
+    if (cred.type !== 'publish') {
+      throw challenge(`publishing needs a publish session: ${this.baseUrl()}/#/publishing`);
+    }
+    const { grant } = cred;
+    if (grant.repo !== repo.name) throw forbidden(`this publish session is valid for repository ${grant.repo} only`);
+    if (grant.proof !== 'oidc') {
+      const user = grant.user;
+      const level = user && !user.disabled ? (user.isAdmin ? 'write' : this.perms.level(user.id, repo.id)) : null;
+      if (level !== 'write') throw forbidden(`user ${grant.actor} no longer holds write permission on ${repo.name}`);
+    }
+    if (repo.lockedBy) throw conflict(`repository ${repo.name} mirrors ${repo.lockedBy}; writes are refused until cut-over`);
+    return repo;
+  }
+}
+
+const challenge = (message: string) => new TroveError(401, 'unauthorized', message, {}, { 'WWW-Authenticate': BASIC_REALM });

@@ -1,0 +1,92 @@
+import { Hono } from 'hono';
+import type { Credential } from '../access/credential.js';
+import { assetJson } from '../assets/service.js';
+import type { CoreContext } from '../context.js';
+import { badRequest } from '../errors.js';
+import type { TroveEnv } from '../http/env.js';
+import { requireAdmin } from '../http/guards.js';
+import { readJsonObject } from '../http/json-body.js';
+import { decodeCursor, isString, page, pageLimit } from '../http/paging.js';
+import { repoJson } from '../repos/service.js';
+
+/** Origin for snippets when `base_url` is empty: the request's own. */
+export function effectiveBaseUrl(ctx: CoreContext, url: string): string {
+  return ctx.baseUrl() || new URL(url).origin;
+}
+
+export function repoRoutes(ctx: CoreContext) {
+  const app = new Hono<TroveEnv>();
+  const jsonLimit = () => ctx.settings.int('max_json_bytes');
+  const visible = (cred: Credential) => ctx.repos.list().filter((r) => ctx.access.canRead(cred, r));
+
+  app.get('/formats', (c) => c.json(ctx.formats.describe()));
+
+  app.get('/repos', (c) => c.json(visible(c.get('credential')).map(repoJson)));
+
+  app.post('/repos', async (c) => {
+    requireAdmin(c);
+    const body = await readJsonObject(c, jsonLimit());
+    const repo = await ctx.repos.create(body);
+    return c.json(repoJson(repo), 201);
+  });
+
+  app.get('/repos/:name', (c) => c.json(repoJson(ctx.access.requireRead(c.get('credential'), c.req.param('name')))));
+
+  app.patch('/repos/:name', async (c) => {
+    requireAdmin(c);
+    const body = await readJsonObject(c, jsonLimit());
+    return c.json(repoJson(await ctx.repos.update(c.req.param('name'), body)));
+  });
+
+  app.get('/repos/:name/permissions', (c) => {
+    requireAdmin(c);
+    return c.json({ items: ctx.permissions.list(ctx.repos.require(c.req.param('name'))), next: '' });
+  });
+  app.put('/repos/:name/permissions/:username', async (c) => {
+    requireAdmin(c);
+    const body = await readJsonObject(c, jsonLimit());
+    return c.json(ctx.permissions.set(ctx.repos.require(c.req.param('name')), c.req.param('username'), body.level));
+  });
+  app.delete('/repos/:name/permissions/:username', (c) => {
+    requireAdmin(c);
+    ctx.permissions.remove(ctx.repos.require(c.req.param('name')), c.req.param('username'));
+    return c.body(null, 204);
+  });
+
+  app.get('/repos/:name/assets', (c) => {
+    const repo = ctx.access.requireRead(c.get('credential'), c.req.param('name'));
+    const limit = pageLimit(c.req.query('limit'));
+    const after = decodeCursor(c.req.query('after'), isString);
+    const prefix = c.req.query('prefix') ?? '';
+    const r = ctx.assets.list(repo, { prefix, after, limit });
+    return c.json(page(r.items.map(assetJson), r.last));
+  });
+
+  app.get('/repos/:name/status', async (c) => {
+    const repo = ctx.access.requireRead(c.get('credential'), c.req.param('name'));
+    const status = (await ctx.formats.get(repo.format)?.status?.(repo, ctx)) ?? {};
+    return c.json(status);
+  });
+
+  app.get('/repos/:name/usage', (c) => {
+    const repo = ctx.access.requireRead(c.get('credential'), c.req.param('name'));
+    const baseUrl = effectiveBaseUrl(ctx, c.req.url);
+    const snippets = ctx.formats.get(repo.format)?.usage?.({ baseUrl, repo }) ?? [];
+    return c.json({ base_url: baseUrl, snippets });
+  });
+
+  app.get('/search', (c) => {
+    const q = (c.req.query('q') ?? '').trim();
+    if (q.length < 3) throw badRequest('q must be at least 3 characters');
+    const cred = c.get('credential');
+    const repoName = c.req.query('repo');
+    const repos = repoName ? [ctx.access.requireRead(cred, repoName)] : visible(cred);
+    const limit = pageLimit(c.req.query('limit'));
+    const after = decodeCursor(c.req.query('after'), (v): v is { repoId: number; path: string } =>
+      !!v && typeof v === 'object' && typeof (v as any).repoId === 'number' && typeof (v as any).path === 'string');
+    const r = ctx.assets.search(repos.map((x) => x.id), q, { after, limit });
+    return c.json(page(r.items.map((a) => ({ repo: a.repoName, ...assetJson(a) })), r.last));
+  });
+
+  return app;
+}

@@ -1,0 +1,168 @@
+import { and, asc, eq, gt, lt, sql, inArray } from 'drizzle-orm';
+import { Readable } from 'node:stream';
+import { contentKey, type BlobStore, type Spool, type SpooledFile } from '@trove/blobstore';
+import type { TroveDb } from '../db/open.js';
+import { assets, repos, type AssetRow, type RepoRow } from '../db/schema.js';
+import { conflict } from '../errors.js';
+
+export type CommitStatus = 'created' | 'identical' | 'replaced';
+
+/** What to do when the path already holds different bytes; decided inside the write transaction. */
+export type OnExisting = 'replace' | 'conflict' | ((existing: AssetRow) => 'replace' | 'conflict');
+
+export interface CommitInput {
+  repo: RepoRow;
+  path: string;
+  file: SpooledFile;
+  contentType: string;
+  uploader: string;
+  onExisting: OnExisting;
+  /** Message of the 409 when the rule says conflict. */
+  conflictMessage?: string;
+}
+
+export interface AssetPage {
+  items: AssetRow[];
+  /** Path of the last item when more may follow. */
+  last: string | null;
+}
+
+/**
+ * Files in repositories. An upload becomes an asset in three steps, in this order,
+ * so a crash at any moment never leaves an asset pointing at a missing or partial blob:
+ *  1. the spool holds the complete, fsynced file (done by the caller),
+ *  2. the blob store stores it under its content address (atomic per driver),
+ *  3. one SQLite transaction inserts or updates the asset row.
+ * A crash between 2 and 3 leaves an unreferenced blob, which is harmless.
+ * The immutability rule runs inside the transaction, so two concurrent uploads of
+ * the same path cannot both win.
+ */
+export class AssetService {
+  constructor(
+    private readonly db: TroveDb,
+    private readonly blobs: BlobStore,
+    private readonly spool: Spool,
+  ) {}
+
+  get(repo: RepoRow, path: string): AssetRow | undefined {
+    return this.db
+      .select()
+      .from(assets)
+      .where(and(eq(assets.repoId, repo.id), eq(assets.path, path)))
+      .get();
+  }
+
+  private decide(existing: AssetRow, input: CommitInput): 'replace' | 'conflict' {
+    return typeof input.onExisting === 'function' ? input.onExisting(existing) : input.onExisting;
+  }
+
+  async commit(input: CommitInput): Promise<{ status: CommitStatus; asset: AssetRow }> {
+    const { repo, path, file } = input;
+    try {
+      // Cheap early answers before touching the blob store.
+      const before = this.get(repo, path);
+      if (before && before.sha256 === file.hashes.sha256) return { status: 'identical', asset: before };
+      if (before && this.decide(before, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`);
+
+      const key = contentKey(file.hashes.sha256);
+      if (!(await this.blobs.head(key))) await this.blobs.put(key, { path: file.path });
+
+      const now = new Date();
+      return this.db.transaction((tx) => {
+        const existing = tx
+          .select()
+          .from(assets)
+          .where(and(eq(assets.repoId, repo.id), eq(assets.path, path)))
+          .get();
+        const values = {
+          blobKey: key,
+          size: file.size,
+          sha256: file.hashes.sha256,
+          sha1: file.hashes.sha1 ?? null,
+          md5: file.hashes.md5 ?? null,
+          contentType: input.contentType,
+          uploader: input.uploader,
+          updatedAt: now,
+        };
+        if (!existing) {
+          const asset = tx.insert(assets).values({ repoId: repo.id, path, createdAt: now, ...values }).returning().get();
+          return { status: 'created' as const, asset };
+        }
+        if (existing.sha256 === file.hashes.sha256) return { status: 'identical' as const, asset: existing };
+        if (this.decide(existing, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`);
+        const asset = tx.update(assets).set(values).where(eq(assets.id, existing.id)).returning().get()!;
+        return { status: 'replaced' as const, asset };
+      }, { behavior: 'immediate' });
+    } finally {
+      await file.dispose();
+    }
+  }
+
+  /** For small files the server writes itself (metadata, indexes): same path as an upload. */
+  async commitBytes(input: Omit<CommitInput, 'file'> & { bytes: Buffer | string; algorithms?: ('sha1' | 'md5' | 'sha512')[] }) {
+    const buf = typeof input.bytes === 'string' ? Buffer.from(input.bytes) : input.bytes;
+    const file = await this.spool.receive(Readable.from([buf]), { maxBytes: buf.length, algorithms: input.algorithms ?? ['sha1', 'md5'] });
+    return this.commit({ ...input, file });
+  }
+
+  delete(repo: RepoRow, path: string): boolean {
+    return this.db.delete(assets).where(and(eq(assets.repoId, repo.id), eq(assets.path, path))).run().changes > 0;
+  }
+
+  /** Paths in order after `after`, restricted to `prefix`: one range scan on (repo_id, path). */
+  list(repo: RepoRow, opts: { prefix?: string; after?: string; limit: number }): AssetPage {
+    const prefix = opts.prefix ?? '';
+    const conds = [eq(assets.repoId, repo.id)];
+    if (prefix) {
+      conds.push(sql`${assets.path} >= ${prefix}`);
+      conds.push(lt(assets.path, prefix + '\u{10FFFF}'));
+    }
+    if (opts.after !== undefined) conds.push(gt(assets.path, opts.after));
+    const rows = this.db
+      .select()
+      .from(assets)
+      .where(and(...conds))
+      .orderBy(asc(assets.path))
+      .limit(opts.limit + 1)
+      .all();
+    const more = rows.length > opts.limit;
+    const items = more ? rows.slice(0, opts.limit) : rows;
+    return { items, last: more ? items[items.length - 1]!.path : null };
+  }
+
+  /** Substring search on paths in the given repositories, ordered by (repo name, path). */
+  search(repoIds: number[], q: string, opts: { after?: { repoId: number; path: string }; limit: number }) {
+    if (!repoIds.length) return { items: [] as (AssetRow & { repoName: string })[], last: null };
+    const pattern = '%' + q.replace(/[\\%_]/g, (m) => '\\' + m) + '%';
+    const conds = [inArray(assets.repoId, repoIds), sql`${assets.path} LIKE ${pattern} ESCAPE '\\'`];
+    if (opts.after) {
+      conds.push(sql`(${assets.repoId}, ${assets.path}) > (${opts.after.repoId}, ${opts.after.path})`);
+    }
+    const rows = this.db
+      .select({ asset: assets, repoName: repos.name })
+      .from(assets)
+      .innerJoin(repos, eq(repos.id, assets.repoId))
+      .where(and(...conds))
+      .orderBy(asc(assets.repoId), asc(assets.path))
+      .limit(opts.limit + 1)
+      .all();
+    const more = rows.length > opts.limit;
+    const items = (more ? rows.slice(0, opts.limit) : rows).map((r) => ({ ...r.asset, repoName: r.repoName }));
+    const lastItem = items[items.length - 1];
+    return { items, last: more && lastItem ? { repoId: lastItem.repoId, path: lastItem.path } : null };
+  }
+}
+
+export function assetJson(a: AssetRow) {
+  return {
+    path: a.path,
+    size: a.size,
+    sha256: a.sha256,
+    sha1: a.sha1,
+    md5: a.md5,
+    content_type: a.contentType,
+    uploader: a.uploader,
+    created_at: a.createdAt.toISOString(),
+    updated_at: a.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,91 @@
+import { BlobStore, fsDriver, Spool, type BlobDriver } from '@trove/blobstore';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import { denyAllResolver } from './access/deny-all.js';
+import { RepoAccess } from './access/repo-access.js';
+import { AssetService } from './assets/service.js';
+import type { CoreContext } from './context.js';
+import { applyMigrations, coreMigrations, openDatabase, type MigrationSet } from './db/open.js';
+import { FormatRegistry, type FormatDefinition } from './format.js';
+import { PermissionService } from './repos/permissions.js';
+import { RepoService } from './repos/service.js';
+import { coreSettingsGroups } from './settings/core-settings.js';
+import { SettingsRegistry } from './settings/registry.js';
+import { SecretBox } from './settings/secret-box.js';
+import type { SettingsGroup } from './settings/types.js';
+import { UserService } from './users/service.js';
+
+export interface CreateCoreOptions {
+  dataDir: string;
+  masterKey: Buffer;
+  formats: FormatDefinition<any>[];
+  /** Settings groups and migrations of subsystems (auth, mirror), registered after core's. */
+  settingsGroups?: SettingsGroup[];
+  migrations?: MigrationSet[];
+  env?: Record<string, string | undefined>;
+  dev?: boolean;
+  log?: Logger;
+  /** Builds the blob driver from settings; defaults to the fs driver. The server passes one that knows s3. */
+  driverFor?: (ctx: Pick<CoreContext, 'settings' | 'dataDir'>) => BlobDriver | Promise<BlobDriver>;
+  /** Database file; defaults to `<dataDir>/trove.db`. */
+  dbFile?: string;
+}
+
+export const defaultFsDriver = (ctx: Pick<CoreContext, 'settings' | 'dataDir'>): BlobDriver =>
+  fsDriver({ root: ctx.settings.string('fs.root') || join(ctx.dataDir, 'blobs') });
+
+/**
+ * Opens the database, runs every package's migrations, loads settings (throwing
+ * BootError on an invalid environment), clears the upload spool and builds the
+ * services. Used by the server and by tests; formats get the result as their context.
+ */
+export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> {
+  const log = opts.log ?? pino({ level: 'info' });
+  const formats = new FormatRegistry(opts.formats);
+  const { db, sqlite } = openDatabase(opts.dbFile ?? join(opts.dataDir, 'trove.db'));
+  applyMigrations(db, [coreMigrations, ...(opts.migrations ?? []), ...formats.all().flatMap((f) => (f.migrations ? [f.migrations] : []))]);
+
+  const settings = new SettingsRegistry({ db, box: new SecretBox(opts.masterKey), log, env: opts.env ?? process.env, dev: opts.dev });
+  for (const g of [...coreSettingsGroups, ...(opts.settingsGroups ?? []), ...formats.all().flatMap((f) => (f.settings ? [f.settings] : []))]) {
+    settings.register(g);
+  }
+  settings.load();
+  log.level = settings.string('log.level');
+  settings.watch(['log.level'], () => {
+    log.level = settings.string('log.level');
+  });
+
+  const spool = new Spool(join(opts.dataDir, 'spool'));
+  const removed = await spool.init();
+  if (removed) log.warn({ files: removed }, 'removed unfinished uploads left by a previous run');
+
+  const partial = { settings, dataDir: opts.dataDir };
+  const blobs = new BlobStore(await (opts.driverFor ?? defaultFsDriver)(partial));
+  const repos = new RepoService(db, formats);
+  const permissions = new PermissionService(db);
+  const baseUrl = () => settings.string('base_url');
+  const ctx: CoreContext = {
+    db,
+    settings,
+    log,
+    dataDir: opts.dataDir,
+    blobs,
+    spool,
+    formats,
+    repos,
+    permissions,
+    users: new UserService(db),
+    access: new RepoAccess(repos, permissions, baseUrl),
+    assets: new AssetService(db, blobs, spool),
+    credentials: { resolver: denyAllResolver },
+    baseUrl,
+    async close() {
+      await blobs.close();
+      sqlite.close();
+    },
+  };
+  repos.onChange(async (r) => {
+    await formats.get(r.format)?.onRepoChange?.(r, ctx);
+  });
+  return ctx;
+}

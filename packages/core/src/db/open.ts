@@ -1,0 +1,45 @@
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema.js';
+
+export type TroveDb = BetterSQLite3Database<typeof schema>;
+
+/** A package's migrations: a drizzle-kit output folder, tracked in its own table so packages migrate independently. */
+export interface MigrationSet {
+  name: string;
+  folder: string;
+}
+
+export const coreMigrations: MigrationSet = {
+  name: 'core',
+  folder: fileURLToPath(new URL('../../drizzle', import.meta.url)),
+};
+
+export interface OpenedDatabase {
+  sqlite: Database.Database;
+  db: TroveDb;
+}
+
+/**
+ * Opens (or creates) the SQLite file. WAL lets readers run while a writer commits;
+ * `synchronous = NORMAL` is durable across process crashes in WAL mode (only an OS crash
+ * can lose the last transactions, never corrupt the file); the busy timeout covers
+ * the short write locks taken by background jobs.
+ */
+export function openDatabase(file: string): OpenedDatabase {
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return { sqlite, db: drizzle(sqlite, { schema }) };
+}
+
+/** Applies each set in order (core first: other packages reference its tables). */
+export function applyMigrations(db: BetterSQLite3Database<any>, sets: MigrationSet[]): void {
+  for (const set of sets) {
+    migrate(db, { migrationsFolder: set.folder, migrationsTable: `__migrations_${set.name.replace(/[^a-z0-9]/gi, '_')}` });
+  }
+}

@@ -1,0 +1,85 @@
+
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** Milliseconds since the epoch; every timestamp column is UTC and set by the server. */
+const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' });
+
+export const settings = sqliteTable('settings', {
+  key: text('key').primaryKey(),
+  /** JSON of the value; for secrets, `enc:v1:` + base64 of AES-256-GCM ciphertext. */
+  value: text('value').notNull(),
+  updatedAt: timestamp('updated_at').notNull(),
+});
+
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  username: text('username').notNull().unique(),
+  email: text('email').notNull().default(''),
+  kind: text('kind', { enum: ['local', 'oidc'] }).notNull().default('local'),
+  isAdmin: integer('is_admin', { mode: 'boolean' }).notNull().default(false),
+  disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+  /** Owned by the auth package (memory-hard KDF string); null for SSO users. */
+  passwordHash: text('password_hash'),
+  /** Bumped whenever a password changes or the user is disabled, so sessions can be invalidated cheaply. */
+  credentialsVersion: integer('credentials_version').notNull().default(0),
+  createdAt: timestamp('created_at').notNull(),
+  updatedAt: timestamp('updated_at').notNull(),
+});
+
+export const repos = sqliteTable('repos', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull().unique(),
+  format: text('format').notNull(),
+  /** JSON object validated by the format's schema. */
+  config: text('config').notNull().default('{}'),
+  anonymousRead: integer('anonymous_read', { mode: 'boolean' }).notNull().default(false),
+  overwrite: text('overwrite', { enum: ['allow', 'deny'] }).notNull().default('deny'),
+  /** Non-empty while an internal writer (the mirror) owns the repository. */
+  lockedBy: text('locked_by').notNull().default(''),
+  createdAt: timestamp('created_at').notNull(),
+  updatedAt: timestamp('updated_at').notNull(),
+});
+
+export const permissions = sqliteTable(
+  'permissions',
+  {
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repos.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    level: text('level', { enum: ['read', 'write'] }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.repoId, t.userId] }), index('permissions_user').on(t.userId)],
+);
+
+export const assets = sqliteTable(
+  'assets',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repos.id, { onDelete: 'cascade' }),
+    /** Normalised path inside the repository, no leading slash. */
+    path: text('path').notNull(),
+    blobKey: text('blob_key').notNull(),
+    size: integer('size').notNull(),
+    sha256: text('sha256').notNull(),
+    sha1: text('sha1'),
+    md5: text('md5'),
+    contentType: text('content_type').notNull(),
+    /** User name (or CI identity) of whoever wrote it; never an IP address. */
+    uploader: text('uploader').notNull().default(''),
+    createdAt: timestamp('created_at').notNull(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  // (repo_id, path) is both the uniqueness rule and the index that serves prefix listings as range scans.
+  (t) => [uniqueIndex('assets_repo_path').on(t.repoId, t.path), index('assets_blob').on(t.blobKey)],
+);
+
+export type UserRow = typeof users.$inferSelect;
+export type RepoRow = typeof repos.$inferSelect;
+export type AssetRow = typeof assets.$inferSelect;
+export type PermissionLevel = 'read' | 'write';
+

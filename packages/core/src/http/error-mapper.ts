@@ -1,0 +1,31 @@
+import { UploadIncompleteError, UploadTooLargeError } from '@trove/blobstore';
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { TroveError } from '../errors.js';
+import type { TroveEnv } from './env.js';
+
+/** Maps any thrown value to a TroveError; unknown errors become a 500 without internals. */
+export function toTroveError(err: unknown): TroveError {
+  if (err instanceof TroveError) return err;
+  if (err instanceof UploadTooLargeError) return new TroveError(413, 'payload_too_large', err.message);
+  if (err instanceof UploadIncompleteError) return new TroveError(400, 'bad_request', err.message);
+  if (err instanceof HTTPException) return new TroveError(err.status, err.status === 413 ? 'payload_too_large' : 'bad_request', err.message || 'bad request');
+  if (err instanceof SyntaxError) return new TroveError(400, 'bad_request', 'malformed JSON body');
+  return new TroveError(500, 'internal', 'internal error');
+}
+
+/** The one place errors become HTTP: `app.onError(errorHandler)`. */
+export function errorHandler(err: Error, c: Context<TroveEnv>): Response {
+  const e = toTroveError(err);
+  const log = c.get('log');
+  if (e.status >= 500) log?.error({ err }, 'request failed');
+  else log?.debug({ status: e.status, code: e.code }, e.message);
+  const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...e.headers };
+  // A request whose body we refused may still be streaming in: close the connection rather than read it all.
+  if ((e.status === 413 || e.status === 400) && c.env?.incoming && !c.env.incoming.complete) headers.Connection = 'close';
+  return new Response(c.req.method === 'HEAD' ? null : JSON.stringify({ error: e.message, ...e.body }), { status: e.status, headers });
+}
+
+export function notFoundHandler(c: Context<TroveEnv>): Response {
+  return c.json({ error: 'not found' }, 404);
+}

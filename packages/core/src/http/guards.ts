@@ -1,0 +1,52 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Credential } from '../access/credential.js';
+import type { UserRow } from '../db/schema.js';
+import { forbidden, unauthorized } from '../errors.js';
+import type { TroveEnv } from './env.js';
+
+type UserCredential = Extract<Credential, { type: 'user' }>;
+
+/** A signed-in user (password, read token or UI session). API 401s carry no Basic challenge, so browsers show no popup. */
+export function requireUser(c: Context<TroveEnv>): UserCredential {
+  const cred = c.get('credential');
+  if (cred.type === 'user') return cred;
+  if (cred.type === 'publish') throw forbidden('publish session tokens only work on format routes and /api/publish');
+  throw unauthorized('sign in required', false);
+}
+
+export function requireAdmin(c: Context<TroveEnv>): UserRow {
+  const cred = requireUser(c);
+  if (!cred.user.isAdmin) throw forbidden('admin only');
+  return cred.user;
+}
+
+/** Read tokens never write: an API write with one is refused even where reads are allowed. */
+export function requireWriterUser(c: Context<TroveEnv>): UserCredential {
+  const cred = requireUser(c);
+  if (cred.via === 'read_token') throw forbidden('read tokens cannot change anything');
+  return cred;
+}
+
+const SETUP_ONLY_ALLOWED = [/^\/api\/me$/, /^\/api\/security(\/|$)/, /^\/api\/auth\/(logout|config)$/];
+
+/**
+ * Rules for every `/api/` request (SPEC "Authentication"):
+ * a publish token gets 403 outside `/api/publish/`; a setup-only session reaches only
+ * `/api/me`, `/api/security/*` and logout; read tokens only read.
+ */
+export function apiCredentialRules(): MiddlewareHandler<TroveEnv> {
+  return async function apiCredentialRulesMiddleware(c, next) {
+    const cred = c.get('credential');
+    const path = c.req.path;
+    if (cred.type === 'publish' && !path.startsWith('/api/publish/')) {
+      throw forbidden('publish session tokens only work on format routes and /api/publish');
+    }
+    if (cred.type === 'user' && cred.setupOnly && !SETUP_ONLY_ALLOWED.some((r) => r.test(path))) {
+      throw forbidden('set up a second factor first (/api/security)');
+    }
+    if (cred.type === 'user' && cred.via === 'read_token' && !['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) {
+      throw forbidden('read tokens cannot change anything');
+    }
+    await next();
+  };
+}

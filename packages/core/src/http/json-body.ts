@@ -1,0 +1,42 @@
+import type { Context } from 'hono';
+import { badRequest, payloadTooLarge } from '../errors.js';
+import type { TroveEnv } from './env.js';
+
+/**
+ * Reads a JSON body of at most `limit` bytes. The limit is enforced while reading,
+ * so a chunked body without Content-Length cannot make the server buffer more.
+ */
+export async function readJson(c: Context<TroveEnv>, limit: number): Promise<unknown> {
+  const declared = Number(c.req.header('content-length') ?? NaN);
+  if (declared > limit) throw payloadTooLarge(limit);
+  const body = c.req.raw.body;
+  if (!body) return undefined;
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw payloadTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  if (size === 0) return undefined;
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest('malformed JSON body');
+  }
+}
+
+/** A JSON object body (empty body = `{}`); anything else is a 400. */
+export async function readJsonObject(c: Context<TroveEnv>, limit: number): Promise<Record<string, unknown>> {
+  const v = await readJson(c, limit);
+  if (v === undefined) return {};
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw badRequest('body must be a JSON object');
+  return v as Record<string, unknown>;
+}

@@ -1,0 +1,105 @@
+import type { BlobStore, ByteRange } from '@trove/blobstore';
+import type { Context } from 'hono';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { AssetRow } from '../db/schema.js';
+import { notFound, TroveError } from '../errors.js';
+import type { TroveEnv } from './env.js';
+
+/**
+ * @hono/node-server's marker for "the handler wrote the Node response itself".
+ * Writing directly lets a download use `pipeline(blob, res)` with Node's own
+ * backpressure instead of a web-stream bridge (see docs/performance.md).
+ */
+const ALREADY_SENT = () => new Response(null, { headers: { 'x-hono-already-sent': 'true' } });
+
+export interface ServeOptions {
+  /** On S3 with `s3.redirect` on: answer GET with 302 to a presigned URL. HEAD is never redirected. */
+  redirect?: { ttlSeconds: number } | false;
+  /** Shorter cache lifetime for mutable files (metadata, indexes). */
+  cacheControl?: string;
+  /** Suggested file name for presigned downloads. */
+  filename?: string;
+}
+
+/** Parses a single `bytes=` range against `size`. null: serve whole; 'unsatisfiable': 416. */
+export function parseRange(header: string | undefined, size: number): ByteRange | null | 'unsatisfiable' {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null; // multi-range or malformed: a full 200 is a valid answer
+  if (m[1] === '') {
+    const n = Number(m[2]);
+    if (n === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}
+
+function notModified(c: Context<TroveEnv>, etag: string, lastModified: Date): boolean {
+  const inm = c.req.header('if-none-match');
+  if (inm !== undefined) return inm.split(',').some((t) => t.trim() === etag || t.trim() === '*' || t.trim() === `W/${etag}`);
+  const ims = c.req.header('if-modified-since');
+  if (ims) {
+    const t = Date.parse(ims);
+    return !Number.isNaN(t) && Math.floor(lastModified.getTime() / 1000) <= Math.floor(t / 1000);
+  }
+  return false;
+}
+
+/**
+ * Answers GET or HEAD for an asset: ETag (the sha256), Last-Modified, conditional
+ * requests, a single byte range, and the body streamed from the blob store.
+ */
+export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: AssetRow, opts: ServeOptions = {}): Promise<Response> {
+  const etag = `"${asset.sha256}"`;
+  const headers: Record<string, string> = {
+    ETag: etag,
+    'Last-Modified': asset.updatedAt.toUTCString(),
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': opts.cacheControl ?? 'private, max-age=0, must-revalidate',
+    'X-Content-Type-Options': 'nosniff',
+  };
+  if (notModified(c, etag, asset.updatedAt)) return new Response(null, { status: 304, headers });
+
+  const head = c.req.method === 'HEAD';
+  if (!head && opts.redirect && blobs.presignGet) {
+    const url = await blobs.presignGet(asset.blobKey, { expiresInSeconds: opts.redirect.ttlSeconds, filename: opts.filename, contentType: asset.contentType });
+    return new Response(null, { status: 302, headers: { Location: url, 'Cache-Control': 'no-store' } });
+  }
+
+  let range: ByteRange | null = null;
+  const ifRange = c.req.header('if-range');
+  if (!ifRange || ifRange === etag) {
+    const r = parseRange(c.req.header('range'), asset.size);
+    if (r === 'unsatisfiable') {
+      throw new TroveError(416, 'bad_request', 'range not satisfiable', {}, { 'Content-Range': `bytes */${asset.size}` });
+    }
+    range = r;
+  }
+  const status = range ? 206 : 200;
+  headers['Content-Type'] = asset.contentType;
+  headers['Content-Length'] = String(range ? range.end - range.start + 1 : asset.size);
+  if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${asset.size}`;
+
+  const out = c.env?.outgoing;
+  if (head) {
+    if (out) {
+      out.writeHead(status, headers);
+      out.end();
+      return ALREADY_SENT();
+    }
+    return new Response(null, { status, headers });
+  }
+  const stream = await blobs.get(asset.blobKey, range ? { range } : undefined);
+  if (!stream) throw notFound('file content is missing from the blob store');
+  if (out) {
+    out.writeHead(status, headers);
+    // A client that goes away mid-download ends the pipeline with an error; nothing to answer then.
+    await pipeline(stream, out).catch(() => stream.destroy());
+    return ALREADY_SENT();
+  }
+  return new Response(Readable.toWeb(stream) as ReadableStream, { status, headers });
+}

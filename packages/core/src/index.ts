@@ -1,0 +1,36 @@
+// The main entry re-exports the contracts most packages need; narrower pieces are
+// available as subpaths (`@trove/core/http/serve-blob`, `@trove/core/settings/types`, ...).
+export * from './errors.js';
+export type { CoreContext, FormatContext } from './context.js';
+export { createCore, defaultFsDriver, type CreateCoreOptions } from './create-core.js';
+export { defineFormat, FormatRegistry, type FormatDefinition, type FormatDescriptor, type UsageInput, type UsageSnippet } from './format.js';
+export type { Credential, CredentialRequest, CredentialResolver, PublishGrant } from './access/credential.js';
+export { ANONYMOUS } from './access/credential.js';
+export { denyAllResolver } from './access/deny-all.js';
+export { RepoAccess } from './access/repo-access.js';
+export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnExisting } from './assets/service.js';
+export { RepoService, repoJson, REPO_NAME } from './repos/service.js';
+export { PermissionService } from './repos/permissions.js';
+export { UserService, userJson, USERNAME } from './users/service.js';
+export { openDatabase, applyMigrations, coreMigrations, type MigrationSet, type TroveDb } from './db/open.js';
+export * as schema from './db/schema.js';
+export type { AssetRow, RepoRow, UserRow, PermissionLevel } from './db/schema.js';
+export { SettingsRegistry, type PatchHook, type PendingChange } from './settings/registry.js';
+export { SecretBox } from './settings/secret-box.js';
+export { parseDuration } from './settings/duration.js';
+export { defineSettings, envName, type SettingDef, type SettingsGroup, type SettingValue, type SettingItem } from './settings/types.js';
+export { readBootConfig, parseListen, BootError, BOOT_VARIABLES, type BootConfig } from './boot.js';
+export type { TroveEnv } from './http/env.js';
+export { errorHandler, notFoundHandler, toTroveError } from './http/error-mapper.js';
+export { clientIp, proxyMatcher } from './http/client-ip.js';
+export { credentials } from './http/credentials.js';
+export { csrfGuard } from './http/csrf.js';
+export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules } from './http/guards.js';
+export { readJson, readJsonObject } from './http/json-body.js';
+export { pageLimit, encodeCursor, decodeCursor, page, isString, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
+export { serveAsset, parseRange, type ServeOptions } from './http/serve-blob.js';
+export { receiveUpload } from './http/upload.js';
+export { mountFormat } from './http/mount.js';
+export { settingsRoutes } from './api/settings-routes.js';
+export { repoRoutes, effectiveBaseUrl } from './api/repo-routes.js';
+export { buildHttpApp, type HttpAppParts } from './http/app.js';

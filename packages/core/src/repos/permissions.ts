@@ -1,0 +1,51 @@
+import { and, asc, eq } from 'drizzle-orm';
+import type { TroveDb } from '../db/open.js';
+import { permissions, users, type PermissionLevel, type RepoRow } from '../db/schema.js';
+import { badRequest, notFound } from '../errors.js';
+
+/** Per-user `read`/`write` grants on repositories (`write` includes `read`). */
+export class PermissionService {
+  constructor(private readonly db: TroveDb) {}
+
+  level(userId: string, repoId: number): PermissionLevel | null {
+    const row = this.db
+      .select({ level: permissions.level })
+      .from(permissions)
+      .where(and(eq(permissions.userId, userId), eq(permissions.repoId, repoId)))
+      .get();
+    return row?.level ?? null;
+  }
+
+  /** Repo ids the user holds any grant on. */
+  repoIds(userId: string): Set<number> {
+    return new Set(this.db.select({ id: permissions.repoId }).from(permissions).where(eq(permissions.userId, userId)).all().map((r) => r.id));
+  }
+
+  list(repo: RepoRow): { username: string; level: PermissionLevel }[] {
+    return this.db
+      .select({ username: users.username, level: permissions.level })
+      .from(permissions)
+      .innerJoin(users, eq(users.id, permissions.userId))
+      .where(eq(permissions.repoId, repo.id))
+      .orderBy(asc(users.username))
+      .all();
+  }
+
+  set(repo: RepoRow, username: string, level: unknown): { username: string; level: PermissionLevel } {
+    if (level !== 'read' && level !== 'write') throw badRequest('level must be "read" or "write"');
+    const user = this.db.select().from(users).where(eq(users.username, username)).get();
+    if (!user) throw notFound(`user ${username} not found`);
+    this.db
+      .insert(permissions)
+      .values({ repoId: repo.id, userId: user.id, level })
+      .onConflictDoUpdate({ target: [permissions.repoId, permissions.userId], set: { level } })
+      .run();
+    return { username, level };
+  }
+
+  remove(repo: RepoRow, username: string): void {
+    const user = this.db.select().from(users).where(eq(users.username, username)).get();
+    if (!user) throw notFound(`user ${username} not found`);
+    this.db.delete(permissions).where(and(eq(permissions.repoId, repo.id), eq(permissions.userId, user.id))).run();
+  }
+}

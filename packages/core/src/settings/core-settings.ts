@@ -1,0 +1,77 @@
+import { defineSettings, type SettingValue } from './types.js';
+
+const trimSlash = (v: SettingValue) => (typeof v === 'string' ? v.replace(/\/+$/, '') : v);
+const isCidr = (s: string) =>
+  /^(\d{1,3}(\.\d{1,3}){3})(\/(3[0-2]|[12]?\d))?$/.test(s) || /^[0-9a-f:]+(\/(12[0-8]|1[01]\d|[1-9]?\d))?$/i.test(s);
+
+export const generalSettings = defineSettings({
+  name: 'general',
+  label: 'General',
+  settings: [
+    {
+      key: 'base_url',
+      type: 'string',
+      default: '',
+      devDefault: 'http://localhost:8080',
+      label: 'Base URL',
+      help: 'The URL clients use to reach this server. Used in snippets, the passkey relying party and the SSO redirect.',
+      normalize: trimSlash,
+      validate: (v) => (v === '' || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(String(v)) ? undefined : 'must start with http:// or https://'),
+    },
+    { key: 'log.level', type: 'string', default: 'info', options: ['debug', 'info', 'warn', 'error'], label: 'Log level', help: 'Least severe level written to the log.' },
+    {
+      key: 'trusted_proxies',
+      type: 'list',
+      default: [],
+      label: 'Trusted proxies',
+      help: 'CIDRs whose X-Forwarded-For header is trusted for the client IP (used by rate limits and the audit log).',
+      validate: (v) => ((v as string[]).every(isCidr) ? undefined : 'every entry must be an IP address or CIDR'),
+    },
+  ],
+});
+
+export const limitSettings = defineSettings({
+  name: 'limits',
+  label: 'Limits',
+  settings: [
+    { key: 'max_upload_bytes', type: 'int', default: 2147483648, label: 'Largest upload', help: 'Largest artifact or package upload in bytes; larger uploads get 413.' },
+    { key: 'max_json_bytes', type: 'int', default: 1048576, label: 'Largest JSON body', help: 'Largest JSON request body in bytes.' },
+  ],
+});
+
+export const storageSettings = defineSettings({
+  name: 'storage',
+  label: 'Storage',
+  settings: [
+    { key: 'storage', type: 'string', default: 'fs', options: ['fs', 's3', 'r2'], label: 'Blob store', help: 'Where file contents live: local disk (fs) or an S3-compatible store (s3; r2 is an alias).' },
+    { key: 'fs.root', type: 'string', default: '', label: 'Blob directory', help: 'Directory for blobs when storage is fs; empty means blobs/ in the data directory.' },
+    { key: 's3.endpoint', type: 'string', default: '', label: 'S3 endpoint', help: 'Endpoint URL of the S3-compatible store.', validate: (v) => (v === '' || /^https?:\/\//.test(String(v)) ? undefined : 'must start with http:// or https://') },
+    { key: 's3.region', type: 'string', default: 'auto', label: 'S3 region', help: 'Region name.' },
+    { key: 's3.bucket', type: 'string', default: '', label: 'S3 bucket', help: 'Bucket name.' },
+    { key: 's3.access_key_id', type: 'string', default: '', label: 'S3 access key ID', help: 'Access key ID.' },
+    { key: 's3.secret_access_key', type: 'string', default: '', secret: true, label: 'S3 secret access key', help: 'Secret access key. Stored encrypted.' },
+    {
+      key: 's3.prefix',
+      type: 'string',
+      default: '',
+      label: 'S3 key prefix',
+      help: 'Optional prefix for every object key.',
+      normalize: (v) => String(v).replace(/^\/+|\/+$/g, ''),
+      validate: (v) => (String(v).split('/').includes('..') ? 'must not contain ..' : undefined),
+    },
+    { key: 's3.path_style', type: 'bool', default: false, label: 'Path-style addressing', help: 'Use path-style URLs (needed by most self-hosted S3 servers).' },
+    { key: 's3.redirect', type: 'bool', default: true, label: 'Redirect downloads', help: 'On S3, downloads answer 302 to a presigned URL; when off the server streams them.' },
+    { key: 'presign_ttl', type: 'duration', default: '5m', label: 'Presigned URL lifetime', help: 'Validity of a presigned download URL.', min: 1000, max: 7 * 24 * 3_600_000 },
+  ],
+  validate(get) {
+    const errs: Record<string, string> = {};
+    if (get('storage') === 's3' || get('storage') === 'r2') {
+      for (const k of ['s3.endpoint', 's3.bucket', 's3.access_key_id', 's3.secret_access_key']) {
+        if (get(k) === '') errs[k] = 'required when storage is s3';
+      }
+    }
+    return errs;
+  },
+});
+
+export const coreSettingsGroups = [generalSettings, limitSettings, storageSettings];

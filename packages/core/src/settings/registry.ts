@@ -1,0 +1,332 @@
+import { eq } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { TroveDb } from '../db/open.js';
+import { settings as settingsTable } from '../db/schema.js';
+import { conflict, invalidSettings, badRequest } from '../errors.js';
+import { BootError } from '../boot.js';
+import { coerceEnv, coerceJson, sameValue } from './coerce.js';
+import { parseDuration } from './duration.js';
+import type { SecretBox } from './secret-box.js';
+import { envName, type SettingDef, type SettingItem, type SettingSource, type SettingsGroup, type SettingValue } from './types.js';
+
+interface Resolved {
+  value: SettingValue;
+  source: SettingSource;
+}
+
+export interface SettingsRegistryOptions {
+  db: TroveDb;
+  box: SecretBox;
+  log: Logger;
+  env?: Record<string, string | undefined>;
+  dev?: boolean;
+}
+
+/** A pending PATCH, shown to hooks before anything is saved. `null` means reset to default. */
+export interface PendingChange {
+  changes: Map<string, SettingValue | null>;
+  /** Effective value of any key as it will be after the change. */
+  next: (key: string) => SettingValue;
+}
+
+/**
+ * Runs before a PATCH is saved; may throw a TroveError to refuse it (e.g. the storage probe),
+ * or return keys it took over (saved by the hook itself, e.g. a storage move) plus a response body.
+ */
+export type PatchHook = (p: PendingChange) => Promise<void | { handled?: string[]; status?: number; body?: unknown }>;
+
+type Watcher = (changed: string[]) => void;
+
+/**
+ * Every setting of every package. Resolution: environment > database > default.
+ * Values are cached; a PATCH updates the database and the cache together and then
+ * tells watchers, so changes apply live without a restart.
+ */
+export class SettingsRegistry {
+  private readonly groups: SettingsGroup[] = [];
+  private readonly defs = new Map<string, { def: SettingDef; group: string }>();
+  private readonly envValues = new Map<string, SettingValue>();
+  private readonly dbValues = new Map<string, SettingValue>();
+  private readonly watchers = new Map<string, Set<Watcher>>();
+  private readonly hooks: PatchHook[] = [];
+  private loaded = false;
+  private readonly env: Record<string, string | undefined>;
+  readonly dev: boolean;
+
+  constructor(private readonly opts: SettingsRegistryOptions) {
+    this.env = opts.env ?? process.env;
+    this.dev = opts.dev ?? false;
+  }
+
+  register(group: SettingsGroup): void {
+    if (this.loaded) throw new Error(`settings group ${group.name} registered after load`);
+    if (this.groups.some((g) => g.name === group.name)) throw new Error(`duplicate settings group ${group.name}`);
+    for (const def of group.settings) {
+      if (this.defs.has(def.key)) throw new Error(`duplicate setting ${def.key}`);
+      this.defs.set(def.key, { def, group: group.name });
+    }
+    this.groups.push(group);
+  }
+
+  /**
+   * Reads the environment and the database. An invalid environment value is fatal
+   * (BootError naming the variable); an invalid or undecryptable database value is
+   * logged and ignored, so a bad row can never keep the server from starting.
+   */
+  load(): void {
+    const envErrors: string[] = [];
+    for (const { def } of this.defs.values()) {
+      const name = envName(def);
+      const raw = name ? this.env[name] : undefined;
+      if (raw === undefined) continue;
+      const r = coerceEnv(def, raw);
+      if (r.ok) this.envValues.set(def.key, r.value);
+      else envErrors.push(`${name}: ${r.error}`);
+    }
+    if (envErrors.length) throw new BootError(envErrors.join('; '));
+
+    for (const row of this.opts.db.select().from(settingsTable).all()) {
+      const entry = this.defs.get(row.key);
+      if (!entry) continue; // a setting a removed package left behind
+      try {
+        const json = entry.def.secret ? JSON.stringify(this.opts.box.open(row.key, row.value)) : row.value;
+        const r = coerceJson(entry.def, JSON.parse(json));
+        if (r.ok) this.dbValues.set(row.key, r.value);
+        else this.opts.log.warn({ setting: row.key, reason: r.error }, 'ignoring invalid stored setting');
+      } catch {
+        this.opts.log.warn({ setting: row.key }, 'ignoring undecryptable or malformed stored setting');
+      }
+    }
+    this.loaded = true;
+
+    // Cross-key rules: a violation caused by the environment refuses start, one caused by stored values is logged.
+    for (const g of this.groups) {
+      const errs = g.validate?.((k) => this.get(k)) ?? {};
+      for (const [key, msg] of Object.entries(errs)) {
+        const def = this.defs.get(key)?.def;
+        const viaEnv = g.settings.some((d) => this.envValues.has(d.key));
+        if (viaEnv) envErrors.push(`${def ? envName(def) : key}: ${msg}`);
+        else this.opts.log.warn({ setting: key, reason: msg }, 'stored settings are inconsistent');
+      }
+    }
+    if (envErrors.length) throw new BootError(envErrors.join('; '));
+  }
+
+  /** `TR_*` variables that name no setting and no boot variable. */
+  unknownEnv(bootVariables: string[]): string[] {
+    const known = new Set([...bootVariables, ...[...this.defs.values()].map(({ def }) => envName(def)).filter(Boolean)]);
+    return Object.keys(this.env).filter((k) => k.startsWith('TR_') && !known.has(k));
+  }
+
+  has(key: string): boolean {
+    return this.defs.has(key);
+  }
+
+  private resolve(key: string): Resolved {
+    const entry = this.defs.get(key);
+    if (!entry) throw new Error(`unknown setting ${key}`);
+    if (this.envValues.has(key)) return { value: this.envValues.get(key)!, source: 'env' };
+    if (this.dbValues.has(key)) return { value: this.dbValues.get(key)!, source: 'db' };
+    const d = entry.def;
+    return { value: this.dev && d.devDefault !== undefined ? d.devDefault : d.default, source: 'default' };
+  }
+
+  get(key: string): SettingValue {
+    return this.resolve(key).value;
+  }
+  string(key: string): string {
+    return String(this.get(key));
+  }
+  bool(key: string): boolean {
+    return this.get(key) === true;
+  }
+  int(key: string): number {
+    return Number(this.get(key));
+  }
+  /** A duration setting in milliseconds. */
+  ms(key: string): number {
+    return parseDuration(String(this.get(key))) ?? 0;
+  }
+  list(key: string): string[] {
+    const v = this.get(key);
+    return Array.isArray(v) ? v : [];
+  }
+  source(key: string): SettingSource {
+    return this.resolve(key).source;
+  }
+
+  /** Calls `fn` after any of `keys` changed its effective value. Returns an unsubscribe function. */
+  watch(keys: string[], fn: Watcher): () => void {
+    for (const k of keys) {
+      if (!this.watchers.has(k)) this.watchers.set(k, new Set());
+      this.watchers.get(k)!.add(fn);
+    }
+    return () => keys.forEach((k) => this.watchers.get(k)?.delete(fn));
+  }
+
+  addPatchHook(hook: PatchHook): void {
+    this.hooks.push(hook);
+  }
+
+  /** `GET /api/settings`. Secrets are reported only as `{set}`. */
+  describe(): { groups: { name: string; label: string; settings: SettingItem[] }[] } {
+    return {
+      groups: this.groups.map((g) => ({
+        name: g.name,
+        label: g.label,
+        settings: g.settings.map((def) => this.item(def, g.name)),
+      })),
+    };
+  }
+
+  private item(def: SettingDef, group: string): SettingItem {
+    const r = this.resolve(def.key);
+    const locked = r.source === 'env';
+    const dflt = this.dev && def.devDefault !== undefined ? def.devDefault : def.default;
+    const hide = (v: SettingValue) => (def.secret ? { set: v !== '' } : v);
+    return {
+      key: def.key,
+      env: envName(def),
+      group,
+      label: def.label,
+      help: def.help,
+      type: def.type,
+      options: def.options ?? null,
+      secret: !!def.secret,
+      value: hide(r.value),
+      default: hide(dflt),
+      source: r.source,
+      locked,
+      read_only: locked || def.patchable === false,
+    };
+  }
+
+  /**
+   * `PATCH /api/settings`. Everything is checked before anything is saved:
+   * types and bounds per key, env locks, group rules on the merged view, then hooks.
+   */
+  async patch(body: unknown): Promise<{ status: number; body: unknown }> {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('body must be a JSON object of settings');
+    const fields: Record<string, string> = {};
+    const changes = new Map<string, SettingValue | null>();
+    const lockedChanges: string[] = [];
+    for (const [key, input] of Object.entries(body as Record<string, unknown>)) {
+      const entry = this.defs.get(key);
+      if (!entry) {
+        fields[key] = 'unknown setting';
+        continue;
+      }
+      const { def } = entry;
+      if (def.patchable === false) {
+        fields[key] = 'cannot be changed here';
+        continue;
+      }
+      if (def.secret && input === '') continue; // "" keeps the stored secret
+      if (input === null) {
+        if (this.envValues.has(key)) lockedChanges.push(key);
+        else changes.set(key, null);
+        continue;
+      }
+      const r = coerceJson(def, input);
+      if (!r.ok) {
+        fields[key] = r.error;
+        continue;
+      }
+      if (this.envValues.has(key)) {
+        if (!sameValue(this.envValues.get(key), r.value)) lockedChanges.push(key);
+        continue;
+      }
+      changes.set(key, r.value);
+    }
+    if (Object.keys(fields).length) throw invalidSettings('invalid settings', fields);
+    if (lockedChanges.length) {
+      throw conflict(`set by the environment and read-only: ${lockedChanges.map((k) => envName(this.defs.get(k)!.def)).join(', ')}`);
+    }
+
+    const next = (key: string): SettingValue => {
+      if (changes.has(key) && !this.envValues.has(key)) {
+        const v = changes.get(key);
+        if (v !== null && v !== undefined) return v;
+        const d = this.defs.get(key)!.def;
+        return this.dev && d.devDefault !== undefined ? d.devDefault : d.default;
+      }
+      return this.get(key);
+    };
+    for (const g of this.groups) {
+      if (!g.settings.some((d) => changes.has(d.key))) continue;
+      Object.assign(fields, g.validate?.(next) ?? {});
+    }
+    if (Object.keys(fields).length) throw invalidSettings('invalid settings', fields);
+
+    let status = 200;
+    let extra: unknown;
+    const handled = new Set<string>();
+    for (const hook of this.hooks) {
+      const r = await hook({ changes, next });
+      if (r) {
+        r.handled?.forEach((k) => handled.add(k));
+        if (r.status) status = r.status;
+        if (r.body !== undefined) extra = r.body;
+      }
+    }
+    this.save(new Map([...changes].filter(([k]) => !handled.has(k))));
+    return { status, body: extra ?? this.describe() };
+  }
+
+  /**
+   * Stores values without the PATCH rules (used by owners of non-patchable keys such as
+   * `signing.key`, and by hooks that take over keys). Validates types; encrypts secrets.
+   */
+  setInternal(values: Record<string, SettingValue | null>): void {
+    const m = new Map<string, SettingValue | null>();
+    for (const [key, v] of Object.entries(values)) {
+      const entry = this.defs.get(key);
+      if (!entry) throw new Error(`unknown setting ${key}`);
+      if (v === null) m.set(key, null);
+      else {
+        const r = coerceJson(entry.def, v);
+        if (!r.ok) throw new Error(`${key}: ${r.error}`);
+        m.set(key, r.value);
+      }
+    }
+    this.save(m);
+  }
+
+  private save(changes: Map<string, SettingValue | null>): void {
+    if (!changes.size) return;
+    const before = new Map([...changes.keys()].map((k) => [k, this.get(k)]));
+    const now = new Date();
+    this.opts.db.transaction((tx) => {
+      for (const [key, v] of changes) {
+        if (v === null) {
+          tx.delete(settingsTable).where(eq(settingsTable.key, key)).run();
+          continue;
+        }
+        const def = this.defs.get(key)!.def;
+        const stored = def.secret ? this.opts.box.seal(key, v as string) : JSON.stringify(v);
+        tx.insert(settingsTable)
+          .values({ key, value: stored, updatedAt: now })
+          .onConflictDoUpdate({ target: settingsTable.key, set: { value: stored, updatedAt: now } })
+          .run();
+      }
+    });
+    for (const [key, v] of changes) {
+      if (v === null) this.dbValues.delete(key);
+      else this.dbValues.set(key, v);
+    }
+    const changed = [...changes.keys()].filter((k) => !sameValue(before.get(k), this.get(k)));
+    this.opts.log.info({ settings: changed }, 'settings changed'); // names only: values may be secrets
+    const notified = new Set<Watcher>();
+    for (const k of changed) {
+      for (const w of this.watchers.get(k) ?? []) {
+        if (notified.has(w)) continue;
+        notified.add(w);
+        try {
+          w(changed);
+        } catch (err) {
+          this.opts.log.error({ err, settings: changed }, 'settings watcher failed');
+        }
+      }
+    }
+  }
+}

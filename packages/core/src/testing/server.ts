@@ -1,0 +1,64 @@
+import { serve, type ServerType } from '@hono/node-server';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import type { Hono } from 'hono';
+import type { AddressInfo } from 'node:net';
+import type { CoreContext } from '../context.js';
+import { createCore, type CreateCoreOptions } from '../create-core.js';
+import { buildHttpApp, type HttpAppParts } from '../http/app.js';
+import type { TroveEnv } from '../http/env.js';
+
+export interface TestServer {
+  url: string;
+  port: number;
+  ctx: CoreContext;
+  app: Hono<TroveEnv>;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A real listening server on 127.0.0.1 with a fresh data directory and SQLite file,
+ * for tests of formats and subsystems through HTTP. Pass `setup` to install a
+ * credential resolver or create repositories before the app is built.
+ */
+export async function startTestServer(
+  opts: Partial<Omit<CreateCoreOptions, 'dataDir' | 'masterKey'>> & {
+    formats: CreateCoreOptions['formats'];
+    dataDir?: string;
+    setup?: (ctx: CoreContext) => void | Promise<void | HttpAppParts>;
+  },
+): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'trove-test-'));
+  const ctx = await createCore({
+    log: pino({ level: process.env.TROVE_TEST_LOG ?? 'silent' }),
+    env: {},
+    ...opts,
+    dataDir,
+    masterKey: randomBytes(32),
+  });
+  const parts = (await opts.setup?.(ctx)) ?? {};
+  for (const f of ctx.formats.all()) await f.start?.(ctx);
+  const app = buildHttpApp(ctx, parts);
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    ctx,
+    app,
+    dataDir,
+    async close() {
+      for (const f of ctx.formats.all()) await f.stop?.();
+      await new Promise<void>((r) => server.close(() => r()));
+      (server as any).closeAllConnections?.();
+      await ctx.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,9 @@
+import { defineSettings } from '@trove/core/settings/types';
+
+export const mirrorSettings = defineSettings({
+  name: 'mirror',
+  label: 'Mirror',
+  settings: [
+    { key: 'mirror.sync_interval', type: 'duration', default: '15m', label: 'Sync interval', help: 'Time between syncs of a mirroring external source. At least 1m.', min: 60_000 },
+  ],
+});
