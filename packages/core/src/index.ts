@@ -34,3 +34,4 @@ export { mountFormat } from './http/mount.js';
 export { settingsRoutes } from './api/settings-routes.js';
 export { repoRoutes, effectiveBaseUrl } from './api/repo-routes.js';
 export { buildHttpApp, type HttpAppParts } from './http/app.js';
+export { parseRepoPath } from './http/repo-path.js';

@@ -1,0 +1,63 @@
+import { serve, type ServerType } from '@hono/node-server';
+import { BOOT_VARIABLES, buildHttpApp, createCore, type BootConfig, type CoreContext } from '@trove/core';
+import { rawFormat } from '@trove/format-raw';
+import { webDistDir } from '@trove/web/dist-path';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { webUi } from './web.js';
+
+/** Every format this server offers. Registration is explicit: no directory scanning. */
+export const FORMATS = [rawFormat];
+
+export interface TroveServer {
+  ctx: CoreContext;
+  /** The base URL the listener answers on (loopback form for tests). */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the whole server from a boot configuration and starts listening.
+ * `main.ts` calls it for production; the server's tests call it on port 0.
+ */
+export async function startServer(boot: BootConfig, log: Logger, env: Record<string, string | undefined> = process.env): Promise<TroveServer> {
+  const ctx = await createCore({
+    dataDir: boot.dataDir,
+    masterKey: boot.masterKey,
+    dev: boot.dev,
+    env,
+    log,
+    formats: FORMATS,
+  });
+  for (const name of ctx.settings.unknownEnv(BOOT_VARIABLES)) log.warn({ variable: name }, 'ignoring unknown TR_ variable');
+
+  for (const f of ctx.formats.all()) await f.start?.(ctx);
+  const app = buildHttpApp(ctx, { web: webUi(webDistDir) });
+
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: boot.listen.host, port: boot.listen.port }, () => resolve(s));
+    s.once('error', reject);
+  });
+  // Long uploads and slow clients are normal for an artifact server: no request timeout,
+  // but idle keep-alive sockets are closed after the usual 5 s.
+  (server as import('node:http').Server).requestTimeout = 0;
+  const port = (server.address() as AddressInfo).port;
+  const host = boot.listen.host && boot.listen.host !== '0.0.0.0' && boot.listen.host !== '::' ? boot.listen.host : '127.0.0.1';
+  log.info({ port, dataDir: boot.dataDir }, 'trove listening');
+
+  let closed = false;
+  return {
+    ctx,
+    port,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((r) => server.close(() => r()));
+      (server as import('node:http').Server).closeAllConnections?.();
+      for (const f of ctx.formats.all()) await f.stop?.();
+      await ctx.close();
+    },
+  };
+}

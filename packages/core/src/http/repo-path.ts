@@ -1,0 +1,31 @@
+import { badRequest } from '../errors.js';
+
+/**
+ * Splits the raw (still percent-encoded) request path after `/{format}/` into the
+ * repository name and a normalised file path. Decoding happens per segment, so an
+ * encoded slash, `..`, `.`, NUL, a backslash or an empty segment is refused with 400
+ * instead of being normalised into something else.
+ */
+export function parseRepoPath(url: string, format: string): { repo: string; path: string; trailingSlash: boolean } {
+  const pathname = new URL(url).pathname;
+  const prefix = `/${format}/`;
+  if (!pathname.startsWith(prefix)) throw badRequest('invalid path');
+  const rawSegments = pathname.slice(prefix.length).split('/');
+  const trailingSlash = rawSegments.length > 1 && rawSegments[rawSegments.length - 1] === '';
+  if (trailingSlash) rawSegments.pop();
+  const segments = rawSegments.map((s) => {
+    let d: string;
+    try {
+      d = decodeURIComponent(s);
+    } catch {
+      throw badRequest('invalid percent-encoding in path');
+    }
+    if (d === '' || d === '.' || d === '..' || /[\\/\0]/.test(d) || /[\u0000-\u001f\u007f]/.test(d)) {
+      throw badRequest('invalid path: empty, "." or ".." segments, backslashes, NUL and control characters are not allowed');
+    }
+    return d;
+  });
+  const [repo, ...rest] = segments;
+  if (!repo) throw badRequest('invalid path: missing repository');
+  return { repo, path: rest.join('/'), trailingSlash };
+}
