@@ -1,0 +1,62 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { Spool, UploadIncompleteError, UploadTooLargeError } from '../src/index.js';
+
+const newSpool = async () => {
+  const s = new Spool(mkdtempSync(join(tmpdir(), 'trove-spool-')));
+  await s.init();
+  return s;
+};
+const chunks = (b: Buffer, size = 4096) => Readable.from(Array.from({ length: Math.ceil(b.length / size) }, (_, i) => b.subarray(i * size, (i + 1) * size)));
+
+describe('upload spool', () => {
+  it('writes the body and hashes it in one pass', async () => {
+    const s = await newSpool();
+    const b = randomBytes(100_000);
+    const f = await s.receive(chunks(b), { maxBytes: 1 << 20, algorithms: ['sha1', 'md5'] });
+    expect(f.size).toBe(b.length);
+    expect(f.hashes.sha256).toBe(createHash('sha256').update(b).digest('hex'));
+    expect(f.hashes.sha1).toBe(createHash('sha1').update(b).digest('hex'));
+    expect(f.hashes.md5).toBe(createHash('md5').update(b).digest('hex'));
+    expect(readFileSync(f.path).equals(b)).toBe(true);
+    await f.dispose();
+    expect(readdirSync(s.dir)).toEqual([]);
+  });
+
+  it('fails as soon as the limit is crossed and keeps nothing', async () => {
+    const s = await newSpool();
+    let produced = 0;
+    const endless = new Readable({
+      read() {
+        produced += 65536;
+        this.push(Buffer.alloc(65536));
+      },
+    });
+    await expect(s.receive(endless, { maxBytes: 200_000 })).rejects.toBeInstanceOf(UploadTooLargeError);
+    expect(produced).toBeLessThan(1_000_000);
+    expect(readdirSync(s.dir)).toEqual([]);
+  });
+
+  it('refuses an announced length over the limit before reading', async () => {
+    const s = await newSpool();
+    await expect(s.receive(Readable.from([Buffer.alloc(10)]), { maxBytes: 5, expectedSize: 10 })).rejects.toBeInstanceOf(UploadTooLargeError);
+  });
+
+  it('refuses a body shorter than announced', async () => {
+    const s = await newSpool();
+    await expect(s.receive(Readable.from([Buffer.alloc(10)]), { maxBytes: 100, expectedSize: 20 })).rejects.toBeInstanceOf(UploadIncompleteError);
+    expect(readdirSync(s.dir)).toEqual([]);
+  });
+
+  it('removes files a crash left behind at start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trove-spool-'));
+    writeFileSync(join(dir, 'abc.part'), 'half an upload');
+    const s = new Spool(dir);
+    expect(await s.init()).toBe(1);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
