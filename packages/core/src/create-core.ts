@@ -27,6 +27,8 @@ export interface CreateCoreOptions {
   log?: Logger;
   /** Builds the blob driver from settings; defaults to the fs driver. The server passes one that knows s3. */
   driverFor?: (ctx: Pick<CoreContext, 'settings' | 'dataDir'>) => BlobDriver | Promise<BlobDriver>;
+  /** Apply the `log.level` setting to `log` (off in tests that keep their logger silent). */
+  followLogLevel?: boolean;
   /** Database file; defaults to `<dataDir>/trove.db`. */
   dbFile?: string;
 }
@@ -50,10 +52,12 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
     settings.register(g);
   }
   settings.load();
-  log.level = settings.string('log.level');
-  settings.watch(['log.level'], () => {
+  if (opts.followLogLevel !== false) {
     log.level = settings.string('log.level');
-  });
+    settings.watch(['log.level'], () => {
+      log.level = settings.string('log.level');
+    });
+  }
 
   const spool = new Spool(join(opts.dataDir, 'spool'));
   const removed = await spool.init();

@@ -36,6 +36,7 @@ export async function startTestServer(
   const ctx = await createCore({
     log: pino({ level: process.env.TROVE_TEST_LOG ?? 'silent' }),
     env: {},
+    followLogLevel: !!process.env.TROVE_TEST_LOG,
     ...opts,
     dataDir,
     masterKey: randomBytes(32),
