@@ -25,7 +25,7 @@ for (const [dir, p] of Object.entries(pkgs)) {
   };
   mkdirSync(dir + '/src', { recursive: true });
   writeFileSync(dir + '/package.json', JSON.stringify(manifest, null, 2) + '\n');
-  writeFileSync(dir + '/tsconfig.json', JSON.stringify({ extends: '../../tsconfig.base.json', compilerOptions: { noEmit: true }, include: ['src', 'test'] }, null, 2) + '\n');
+  writeFileSync(dir + '/tsconfig.json', JSON.stringify({ extends: '../../tsconfig.base.json', compilerOptions: { noEmit: true }, include: ['src'] }, null, 2) + '\n');
   writeFileSync(dir + '/tsconfig.build.json', JSON.stringify({ extends: '../../tsconfig.base.json', compilerOptions: { outDir: 'dist', rootDir: 'src', customConditions: [], noEmit: false }, include: ['src'], exclude: ['src/**/*.test.ts', 'src/**/*.case.ts'] }, null, 2) + '\n');
   writeFileSync(dir + '/vitest.config.ts', "export { default } from '../../vitest.shared.ts';\n");
 }

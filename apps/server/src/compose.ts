@@ -1,5 +1,4 @@
-import { serve, type ServerType } from '@hono/node-server';
-import { BOOT_VARIABLES, buildHttpApp, createCore, type BootConfig, type CoreContext } from '@trove/core';
+import { BOOT_VARIABLES, buildHttpApp, createCore, listen, type BootConfig, type CoreContext } from '@trove/core';
 import { rawFormat } from '@trove/format-raw';
 import { webDistDir } from '@trove/web/dist-path';
 import type { AddressInfo } from 'node:net';
@@ -35,13 +34,7 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
   for (const f of ctx.formats.all()) await f.start?.(ctx);
   const app = buildHttpApp(ctx, { web: webUi(webDistDir) });
 
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: boot.listen.host, port: boot.listen.port }, () => resolve(s));
-    s.once('error', reject);
-  });
-  // Long uploads and slow clients are normal for an artifact server: no request timeout,
-  // but idle keep-alive sockets are closed after the usual 5 s.
-  (server as import('node:http').Server).requestTimeout = 0;
+  const server = await listen(app, { host: boot.listen.host, port: boot.listen.port });
   const port = (server.address() as AddressInfo).port;
   const host = boot.listen.host && boot.listen.host !== '0.0.0.0' && boot.listen.host !== '::' ? boot.listen.host : '127.0.0.1';
   log.info({ port, dataDir: boot.dataDir }, 'trove listening');
@@ -55,7 +48,7 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
       if (closed) return;
       closed = true;
       await new Promise<void>((r) => server.close(() => r()));
-      (server as import('node:http').Server).closeAllConnections?.();
+      server.closeAllConnections();
       for (const f of ctx.formats.all()) await f.stop?.();
       await ctx.close();
     },

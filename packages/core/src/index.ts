@@ -35,3 +35,5 @@ export { settingsRoutes } from './api/settings-routes.js';
 export { repoRoutes, effectiveBaseUrl } from './api/repo-routes.js';
 export { buildHttpApp, type HttpAppParts } from './http/app.js';
 export { parseRepoPath } from './http/repo-path.js';
+export { jsonClientErrors } from './http/client-error.js';
+export { listen } from './http/listen.js';

@@ -30,7 +30,7 @@ function routes(ctx: FormatContext) {
   const app = new Hono<TroveEnv>();
 
   const read = async (c: Context<TroveEnv>) => {
-    const { repo: name, path } = parseRepoPath(c.req.url, 'raw');
+    const { repo: name, path } = parseRepoPath(c, 'raw');
     const repo = ctx.access.requireRead(c.get('credential'), name, 'raw');
     if (!path) throw notFound('not found');
     const asset = ctx.assets.get(repo, path);
@@ -43,7 +43,7 @@ function routes(ctx: FormatContext) {
   app.get('/raw/:repo/*', read); // Hono answers HEAD through GET routes; serveAsset sends no body for HEAD
 
   app.put('/raw/:repo/*', async (c) => {
-    const { repo: name, path } = parseRepoPath(c.req.url, 'raw');
+    const { repo: name, path } = parseRepoPath(c, 'raw');
     const repo = ctx.access.requireWrite(c.get('credential'), name, 'raw');
     if (!path) throw badRequest('a file path is required after the repository name');
     const file = await receiveUpload(c, ctx.spool, { maxBytes: ctx.settings.int('max_upload_bytes'), algorithms: ['sha1', 'md5'] });

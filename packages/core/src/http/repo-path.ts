@@ -1,4 +1,6 @@
+import type { Context } from 'hono';
 import { badRequest } from '../errors.js';
+import type { TroveEnv } from './env.js';
 
 /**
  * Splits the raw (still percent-encoded) request path after `/{format}/` into the
@@ -6,8 +8,10 @@ import { badRequest } from '../errors.js';
  * encoded slash, `..`, `.`, NUL, a backslash or an empty segment is refused with 400
  * instead of being normalised into something else.
  */
-export function parseRepoPath(url: string, format: string): { repo: string; path: string; trailingSlash: boolean } {
-  const pathname = new URL(url).pathname;
+export function parseRepoPath(c: Context<TroveEnv>, format: string): { repo: string; path: string; trailingSlash: boolean } {
+  // The raw request line, not a parsed URL: URL parsing would already have turned `%2e%2e` into `..` and resolved it.
+  const raw = c.env?.incoming?.url ?? new URL(c.req.url).pathname;
+  const pathname = raw.split('?')[0]!;
   const prefix = `/${format}/`;
   if (!pathname.startsWith(prefix)) throw badRequest('invalid path');
   const rawSegments = pathname.slice(prefix.length).split('/');

@@ -1,4 +1,3 @@
-import { serve, type ServerType } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import type { CoreContext } from '../context.js';
 import { createCore, type CreateCoreOptions } from '../create-core.js';
 import { buildHttpApp, type HttpAppParts } from '../http/app.js';
 import type { TroveEnv } from '../http/env.js';
+import { listen } from '../http/listen.js';
 
 export interface TestServer {
   url: string;
@@ -44,9 +44,7 @@ export async function startTestServer(
   const parts = (await opts.setup?.(ctx)) ?? {};
   for (const f of ctx.formats.all()) await f.start?.(ctx);
   const app = buildHttpApp(ctx, parts);
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
-  });
+  const server = await listen(app, { host: '127.0.0.1', port: 0 });
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -57,7 +55,7 @@ export async function startTestServer(
     async close() {
       for (const f of ctx.formats.all()) await f.stop?.();
       await new Promise<void>((r) => server.close(() => r()));
-      (server as any).closeAllConnections?.();
+      server.closeAllConnections();
       await ctx.close();
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,0 +1,22 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * Requests Node's HTTP parser refuses before any route runs (a backslash or a control
+ * character in the path, a malformed header) still get a JSON `{"error"}` body, like
+ * every other 4xx, instead of Node's bare `400 Bad Request`.
+ */
+export function jsonClientErrors(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({ error: tooLarge ? 'request headers too large' : 'malformed HTTP request' });
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}

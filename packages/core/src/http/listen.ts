@@ -1,0 +1,30 @@
+import { getRequestListener } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+import type { Hono } from 'hono';
+import { jsonClientErrors } from './client-error.js';
+import type { TroveEnv } from './env.js';
+
+const jsonError = (status: number, error: string) =>
+  new Response(JSON.stringify({ error }), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' } });
+
+/**
+ * Starts a Node HTTP server for the app. Requests the adapter cannot turn into a
+ * Request (a backslash in the path, a bad Host) and requests Node's parser refuses
+ * both get a JSON `{"error"}` 400 like every other bad input.
+ */
+export function listen(app: Hono<TroveEnv>, opts: { host?: string; port: number }): Promise<Server> {
+  const listener = getRequestListener(app.fetch, {
+    errorHandler: (err) => (err instanceof Error && err.name === 'RequestError' ? jsonError(400, `malformed request: ${err.message}`) : jsonError(500, 'internal error')),
+  });
+  const server = createServer(listener);
+  jsonClientErrors(server);
+  // Long uploads and slow downloads are normal for an artifact server: no overall request timeout.
+  server.requestTimeout = 0;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
