@@ -12,5 +12,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    reporters: ['default', 'json'],
+    outputFile: { json: './test-results/vitest.json' },
   },
 });
