@@ -38,18 +38,23 @@ export interface AssetPage {
  * the same path cannot both win.
  */
 export class AssetService {
+  /** Prepared once: this lookup runs on every artifact GET. */
+  private readonly byPath;
+
   constructor(
     private readonly db: TroveDb,
     private readonly blobs: BlobStore,
     private readonly spool: Spool,
-  ) {}
-
-  get(repo: RepoRow, path: string): AssetRow | undefined {
-    return this.db
+  ) {
+    this.byPath = db
       .select()
       .from(assets)
-      .where(and(eq(assets.repoId, repo.id), eq(assets.path, path)))
-      .get();
+      .where(and(eq(assets.repoId, sql.placeholder('repoId')), eq(assets.path, sql.placeholder('path'))))
+      .prepare();
+  }
+
+  get(repo: RepoRow, path: string): AssetRow | undefined {
+    return this.byPath.get({ repoId: repo.id, path });
   }
 
   private decide(existing: AssetRow, input: CommitInput): 'replace' | 'conflict' {
