@@ -1,0 +1,109 @@
+import { Hono } from 'hono';
+import { badRequest, conflict, decodeCursor, effectiveBaseUrl, notFound, page, pageLimit, type CoreContext, type TroveEnv } from '@trove/core';
+import type { PublishingDeps } from '../contracts.js';
+import type { TokenBuckets } from '../rate-limit/token-buckets.js';
+import { DeviceStore, ENROLL_TTL_S, parseEnrollment, POLL_INTERVAL_S } from './devices.js';
+import { body, freshProof, ipKey, ipOf, reqString, requirePublisher, requireSessionUser } from './http.js';
+import type { NonceStore } from './nonces.js';
+import type { DeviceRow } from './schema.js';
+import { isCursor, type SessionStore } from './sessions.js';
+
+export interface DeviceRouteParts {
+  ctx: CoreContext;
+  deps: PublishingDeps;
+  devices: DeviceStore;
+  sessions: SessionStore;
+  nonces: NonceStore;
+  enrollLimiter: TokenBuckets;
+}
+
+/** Device records show identifier, name, kind and dates; never the enrollment codes. */
+export function deviceJson(d: DeviceRow, store: DeviceStore, username?: string) {
+  return {
+    id: d.id,
+    name: d.name,
+    kind: d.kind,
+    ...(username !== undefined ? { user: username } : {}),
+    created_at: d.createdAt.toISOString(),
+    expires_at: store.expiresAt(d).toISOString(),
+    last_used_at: d.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+/** `/api/devices...`: RFC 8628 enrollment, browser approval with a fresh second factor, listing and revocation. */
+export function deviceRoutes({ ctx, deps, devices, sessions, nonces, enrollLimiter }: DeviceRouteParts): Hono<TroveEnv> {
+  const app = new Hono<TroveEnv>();
+
+  app.post('/devices/enroll', async (c) => {
+    // Counted before validation: every call costs a token, valid or not.
+    enrollLimiter.consume([ipKey(c)]);
+    const input = parseEnrollment(await body(ctx, c));
+    const codes = devices.enroll(input);
+    const base = effectiveBaseUrl(ctx, c.req.url);
+    return c.json({
+      ...codes,
+      verification_url: `${base}/#/publishing?code=${encodeURIComponent(codes.user_code)}`,
+      expires_in: ENROLL_TTL_S,
+      interval: POLL_INTERVAL_S,
+    });
+  });
+
+  app.post('/devices/enroll/poll', async (c) => {
+    const b = await body(ctx, c);
+    return c.json(devices.poll(reqString(b, 'device_code', 200)));
+  });
+
+  app.get('/devices/enroll', (c) => {
+    requireSessionUser(c);
+    const code = c.req.query('user_code');
+    if (!code) throw badRequest('user_code is required');
+    const row = devices.pending(code);
+    return c.json({
+      user_code: code.toUpperCase(),
+      name: row.name,
+      kind: row.kind,
+      public_key: row.publicKey,
+      state: row.state === 'pending' ? 'pending' : 'approved',
+      expires_at: row.expiresAt.toISOString(),
+    });
+  });
+
+  app.post('/devices/approve', async (c) => {
+    const { user } = requireSessionUser(c);
+    requirePublisher(user, deps.proof);
+    const b = await body(ctx, c);
+    const row = devices.pending(reqString(b, 'user_code', 64));
+    if (row.state !== 'pending') throw conflict('this code was already used');
+    await freshProof(deps.proof, user, b, ipOf(c));
+    const device = devices.approve(row, user); // 409 if another approval won meanwhile
+    ctx.log.info({ device: device.id, user: user.username }, 'device approved');
+    return c.json(deviceJson(device, devices, user.username), 201);
+  });
+
+  app.get('/devices', (c) => {
+    const { user } = requireSessionUser(c);
+    const limit = pageLimit(c.req.query('limit'));
+    const after = decodeCursor(c.req.query('after'), isCursor);
+    const res = devices.page({ userId: user.isAdmin ? undefined : user.id, after, limit });
+    const names = new Map<string, string>();
+    const nameOf = (id: string) => {
+      if (!names.has(id)) names.set(id, ctx.users.byId(id)?.username ?? '');
+      return names.get(id)!;
+    };
+    return c.json(page(res.items.map((d) => deviceJson(d, devices, nameOf(d.userId))), res.last));
+  });
+
+  app.delete('/devices/:id', (c) => {
+    const { user } = requireSessionUser(c);
+    const d = devices.get(c.req.param('id'));
+    // Someone else's device is "not found" to a non-admin: ids do not leak.
+    if (!d || d.revokedAt || (d.userId !== user.id && !user.isAdmin)) throw notFound('device not found');
+    devices.revoke(d.id);
+    nonces.forget(d.id);
+    const closed = sessions.closeForDevice(d.id, 'device revoked');
+    ctx.log.info({ device: d.id, by: user.username, closed }, 'device revoked');
+    return c.body(null, 204);
+  });
+
+  return app;
+}

@@ -1,0 +1,172 @@
+import { and, desc, eq, isNull, lt, or, gt, type SQL } from 'drizzle-orm';
+import type { CoreContext, PublishGrant, UserRow } from '@trove/core';
+import { newSessionToken, parseSessionToken, sameHash, sha256hex } from './crypto.js';
+import { sessions, type SessionRow } from './schema.js';
+
+/** SPEC "Publish log retention": expired sessions stay 30 days after expiry. */
+export const LOG_RETENTION_MS = 30 * 24 * 3_600_000;
+
+export type CloseReason = 'closed' | 'device revoked' | 'trust policy changed' | 'trust policy disabled' | 'trust policy deleted';
+
+export interface NewSession {
+  repo: string;
+  proof: PublishGrant['proof'];
+  user: UserRow | null;
+  actor: string;
+  device?: { id: string; name: string };
+  trust?: { id: string; name: string };
+  claims?: Record<string, string>;
+  /** Optional earlier end (e.g. the device's own expiry); never extends past session_ttl. */
+  notAfter?: number;
+}
+
+/** What `POST /api/publish/sessions*` answers: the token appears here and nowhere else. */
+export interface CreatedSession {
+  id: string;
+  token: string;
+  repo: string;
+  expires_at: string;
+}
+
+type Cursor = [number, string];
+export const isCursor = (v: unknown): v is Cursor => Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'string';
+
+/**
+ * Publish sessions and the publish log (the same rows). Every state change is one SQL
+ * statement, so a revocation and a concurrent verification cannot interleave badly:
+ * the verifier reads `closed_at` on every call and caches nothing.
+ */
+export class SessionStore {
+  constructor(private readonly ctx: CoreContext) {}
+
+  create(input: NewSession): CreatedSession {
+    const now = Date.now();
+    const ttl = this.ctx.settings.ms('publish.session_ttl');
+    const expiresAt = Math.min(now + ttl, input.notAfter ?? Infinity);
+    const { id, token, secretHash } = newSessionToken();
+    this.ctx.db
+      .insert(sessions)
+      .values({
+        id,
+        secretHash,
+        repo: input.repo,
+        proof: input.proof,
+        userId: input.user?.id ?? null,
+        actor: input.actor,
+        deviceId: input.device?.id ?? null,
+        deviceName: input.device?.name ?? null,
+        trustId: input.trust?.id ?? null,
+        trustName: input.trust?.name ?? null,
+        claims: input.claims ? JSON.stringify(input.claims) : null,
+        createdAt: new Date(now),
+        expiresAt: new Date(expiresAt),
+      })
+      .run();
+    this.ctx.log.info({ session: id, repo: input.repo, proof: input.proof, actor: input.actor }, 'publish session opened');
+    return { id, token, repo: input.repo, expires_at: new Date(expiresAt).toISOString() };
+  }
+
+  /**
+   * Hot path (every artifact request with a `trs_` token): one primary-key lookup, one
+   * SHA-256, a constant-time compare and one user lookup. Returns a fresh grant with the
+   * user row as it is now, so a disabled user or a lost permission applies at once.
+   */
+  verify(token: string): PublishGrant | null {
+    const parsed = parseSessionToken(token);
+    if (!parsed) return null;
+    const row = this.ctx.db.select().from(sessions).where(eq(sessions.id, parsed.id)).get();
+    if (!row || !sameHash(sha256hex(parsed.secret), row.secretHash)) return null;
+    if (row.closedAt || row.expiresAt.getTime() <= Date.now()) return null;
+    let user: UserRow | null = null;
+    if (row.proof !== 'oidc') {
+      user = row.userId ? (this.ctx.users.byId(row.userId) ?? null) : null;
+      if (!user || user.disabled) return null;
+    }
+    return { sessionId: row.id, repo: row.repo, proof: row.proof, user, actor: row.actor };
+  }
+
+  get(id: string): SessionRow | undefined {
+    return this.ctx.db.select().from(sessions).where(eq(sessions.id, id)).get();
+  }
+
+  /** Closes one open session; false when it was not open. */
+  close(id: string, reason: CloseReason): boolean {
+    return this.closeWhere(eq(sessions.id, id), reason) > 0;
+  }
+
+  closeForDevice(deviceId: string, reason: CloseReason): number {
+    return this.closeWhere(eq(sessions.deviceId, deviceId), reason);
+  }
+
+  closeForTrust(trustId: string, reason: CloseReason): number {
+    return this.closeWhere(eq(sessions.trustId, trustId), reason);
+  }
+
+  private closeWhere(where: SQL, reason: CloseReason): number {
+    const now = new Date();
+    const res = this.ctx.db
+      .update(sessions)
+      .set({ closedAt: now, closedReason: reason })
+      .where(and(where, isNull(sessions.closedAt), gt(sessions.expiresAt, now)))
+      .run();
+    if (res.changes > 0) this.ctx.log.info({ count: res.changes, reason }, 'publish sessions closed');
+    return res.changes;
+  }
+
+  /** Newest first, keyset-paged on (created_at, id). `userId` limits to one user's sessions. */
+  page(opts: { userId?: string; after?: Cursor; limit: number }): { items: SessionRow[]; last: Cursor | null } {
+    const conds: SQL[] = [];
+    if (opts.userId !== undefined) conds.push(eq(sessions.userId, opts.userId));
+    if (opts.after) {
+      const [t, id] = opts.after;
+      conds.push(or(lt(sessions.createdAt, new Date(t)), and(eq(sessions.createdAt, new Date(t)), lt(sessions.id, id)))!);
+    }
+    const rows = this.ctx.db
+      .select()
+      .from(sessions)
+      .where(conds.length ? and(...conds) : undefined)
+      .orderBy(desc(sessions.createdAt), desc(sessions.id))
+      .limit(opts.limit + 1)
+      .all();
+    const more = rows.length > opts.limit;
+    const items = more ? rows.slice(0, opts.limit) : rows;
+    const last = items[items.length - 1];
+    return { items, last: more && last ? [last.createdAt.getTime(), last.id] : null };
+  }
+
+  /** Deletes sessions that expired more than 30 days ago (closed ones expire too: expires_at is always set). */
+  purge(now = Date.now()): number {
+    return this.ctx.db.delete(sessions).where(lt(sessions.expiresAt, new Date(now - LOG_RETENTION_MS))).run().changes;
+  }
+}
+
+export function sessionState(row: SessionRow, now = Date.now()): 'open' | 'closed' | 'expired' {
+  if (row.closedAt) return 'closed';
+  return row.expiresAt.getTime() <= now ? 'expired' : 'open';
+}
+
+/** An own-session list entry: no token, no secret hash. */
+export function sessionJson(row: SessionRow) {
+  return {
+    id: row.id,
+    repo: row.repo,
+    proof: row.proof,
+    actor: row.actor,
+    state: sessionState(row),
+    device: row.deviceId || row.deviceName ? { id: row.deviceId, name: row.deviceName } : null,
+    created_at: row.createdAt.toISOString(),
+    expires_at: row.expiresAt.toISOString(),
+    closed_at: row.closedAt?.toISOString() ?? null,
+    closed_reason: row.closedReason,
+  };
+}
+
+/** A publish log entry: who, which proof, repo, times, why it closed, and the CI run's claims. */
+export function logJson(row: SessionRow, username: string | null) {
+  return {
+    ...sessionJson(row),
+    user: username,
+    trust: row.trustId || row.trustName ? { id: row.trustId, name: row.trustName } : null,
+    claims: row.claims ? (JSON.parse(row.claims) as Record<string, string>) : null,
+  };
+}

@@ -1,0 +1,56 @@
+import { Hono } from 'hono';
+import { requireAdmin, requireWriterUser, type CoreContext, type TroveEnv } from '@trove/core';
+import { body } from './http.js';
+import type { SessionStore } from './sessions.js';
+import { changesIdentity, parseTrust, toInput, trustJson, type TrustStore } from './trusts.js';
+
+/** Admin routes for CI trust policies. Changing what a policy trusts ends its open sessions. */
+export function trustRoutes(ctx: CoreContext, trusts: TrustStore, sessions: SessionStore): Hono<TroveEnv> {
+  const app = new Hono<TroveEnv>();
+  const admin = (c: Parameters<typeof requireAdmin>[0]) => {
+    requireWriterUser(c);
+    return requireAdmin(c);
+  };
+
+  app.get('/publish/trusts', (c) => {
+    requireAdmin(c);
+    return c.json({ items: trusts.list().map(trustJson), next: '' });
+  });
+
+  app.post('/publish/trusts', async (c) => {
+    const by = admin(c);
+    const row = trusts.create(parseTrust(await body(ctx, c)));
+    ctx.log.info({ trust: row.id, name: row.name, by: by.username }, 'trust policy created');
+    return c.json(trustJson(row), 201);
+  });
+
+  app.get('/publish/trusts/:id', (c) => {
+    requireAdmin(c);
+    return c.json(trustJson(trusts.get(c.req.param('id'))));
+  });
+
+  app.patch('/publish/trusts/:id', async (c) => {
+    const by = admin(c);
+    const before = trusts.get(c.req.param('id'));
+    const old = toInput(before);
+    const next = parseTrust(await body(ctx, c), old);
+    const row = trusts.update(before.id, next);
+    let closed = 0;
+    if (changesIdentity(old, next)) closed = sessions.closeForTrust(row.id, 'trust policy changed');
+    else if (next.disabled && !old.disabled) closed = sessions.closeForTrust(row.id, 'trust policy disabled');
+    ctx.log.info({ trust: row.id, by: by.username, closed }, 'trust policy changed');
+    return c.json(trustJson(row));
+  });
+
+  app.delete('/publish/trusts/:id', (c) => {
+    const by = admin(c);
+    const row = trusts.get(c.req.param('id'));
+    // Close first: deleting sets the sessions' trust_id to null, after which they could not be found.
+    const closed = sessions.closeForTrust(row.id, 'trust policy deleted');
+    trusts.delete(row.id);
+    ctx.log.info({ trust: row.id, by: by.username, closed }, 'trust policy deleted');
+    return c.body(null, 204);
+  });
+
+  return app;
+}
