@@ -82,7 +82,7 @@ export class SessionStore {
       user = row.userId ? (this.ctx.users.byId(row.userId) ?? null) : null;
       if (!user || user.disabled) return null;
     }
-    return { sessionId: row.id, repo: row.repo, proof: row.proof, user, actor: row.actor };
+    return { sessionId: row.id, repo: row.repo, proof: row.proof, user, actor: user ? user.username : row.actor };
   }
 
   get(id: string): SessionRow | undefined {

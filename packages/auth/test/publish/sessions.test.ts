@@ -138,7 +138,7 @@ describe('publish session state table', () => {
     for (const auth of [undefined, 'alice', 'root']) {
       const r = await rawPut(h, 'files', 'a.txt', 'a', auth);
       expect(r.status).toBe(401);
-      expect((await r.json()).error).toBe('publishing needs a publish session: https://trove.example/#/publishing');
+      expect(((await r.json()) as { error: string }).error).toBe('publishing needs a publish session: https://trove.example/#/publishing');
     }
   });
 });
