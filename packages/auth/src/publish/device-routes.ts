@@ -1,10 +1,9 @@
-import { Hono } from 'hono';
-import { badRequest, conflict, decodeCursor, effectiveBaseUrl, notFound, page, pageLimit, type CoreContext, type TroveEnv } from '@trove/core';
+import { Hono, type Context } from 'hono';
+import { badRequest, conflict, decodeCursor, effectiveBaseUrl, notFound, page, pageLimit, type CoreContext, type TroveEnv, type UserRow } from '@trove/core';
 import type { PublishingDeps } from '../contracts.js';
 import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { DeviceStore, ENROLL_TTL_S, parseEnrollment, POLL_INTERVAL_S } from './devices.js';
 import { body, freshProof, ipKey, ipOf, reqString, requirePublisher, requireSessionUser } from './http.js';
-import type { NonceStore } from './nonces.js';
 import type { DeviceRow } from './schema.js';
 import { isCursor, type SessionStore } from './sessions.js';
 
@@ -13,7 +12,6 @@ export interface DeviceRouteParts {
   deps: PublishingDeps;
   devices: DeviceStore;
   sessions: SessionStore;
-  nonces: NonceStore;
   enrollLimiter: TokenBuckets;
 }
 
@@ -31,7 +29,7 @@ export function deviceJson(d: DeviceRow, store: DeviceStore, username?: string) 
 }
 
 /** `/api/devices...`: RFC 8628 enrollment, browser approval with a fresh second factor, listing and revocation. */
-export function deviceRoutes({ ctx, deps, devices, sessions, nonces, enrollLimiter }: DeviceRouteParts): Hono<TroveEnv> {
+export function deviceRoutes({ ctx, deps, devices, sessions, enrollLimiter }: DeviceRouteParts): Hono<TroveEnv> {
   const app = new Hono<TroveEnv>();
 
   app.post('/devices/enroll', async (c) => {
@@ -53,11 +51,26 @@ export function deviceRoutes({ ctx, deps, devices, sessions, nonces, enrollLimit
     return c.json(devices.poll(reqString(b, 'device_code', 200)));
   });
 
+  /**
+   * RFC 8628 section 5.1: user codes are short, so wrong guesses count in the failed-attempt
+   * limiter (per IP and per user), like wrong passwords.
+   */
+  const lookup = (c: Context<TroveEnv>, user: UserRow, code: string) => {
+    const keys = [ipKey(c), `user:${user.username}`];
+    deps.failures.check(keys);
+    try {
+      return devices.pending(code);
+    } catch (e) {
+      deps.failures.fail(keys);
+      throw e;
+    }
+  };
+
   app.get('/devices/enroll', (c) => {
-    requireSessionUser(c);
+    const { user } = requireSessionUser(c);
     const code = c.req.query('user_code');
     if (!code) throw badRequest('user_code is required');
-    const row = devices.pending(code);
+    const row = lookup(c, user, code);
     return c.json({
       user_code: code.toUpperCase(),
       name: row.name,
@@ -72,7 +85,7 @@ export function deviceRoutes({ ctx, deps, devices, sessions, nonces, enrollLimit
     const { user } = requireSessionUser(c);
     requirePublisher(user, deps.proof);
     const b = await body(ctx, c);
-    const row = devices.pending(reqString(b, 'user_code', 64));
+    const row = lookup(c, user, reqString(b, 'user_code', 64));
     if (row.state !== 'pending') throw conflict('this code was already used');
     await freshProof(deps.proof, user, b, ipOf(c));
     const device = devices.approve(row, user); // 409 if another approval won meanwhile
@@ -99,7 +112,6 @@ export function deviceRoutes({ ctx, deps, devices, sessions, nonces, enrollLimit
     // Someone else's device is "not found" to a non-admin: ids do not leak.
     if (!d || d.revokedAt || (d.userId !== user.id && !user.isAdmin)) throw notFound('device not found');
     devices.revoke(d.id);
-    nonces.forget(d.id);
     const closed = sessions.closeForDevice(d.id, 'device revoked');
     ctx.log.info({ device: d.id, by: user.username, closed }, 'device revoked');
     return c.body(null, 204);

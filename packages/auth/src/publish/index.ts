@@ -33,7 +33,7 @@ export function createPublishing(ctx: CoreContext, deps: PublishingDeps): Publis
   const enrollLimiter = enrollmentLimiter();
 
   const routes = new Hono<TroveEnv>();
-  routes.route('/', deviceRoutes({ ctx, deps, devices, sessions, nonces, enrollLimiter }));
+  routes.route('/', deviceRoutes({ ctx, deps, devices, sessions, enrollLimiter }));
   routes.route('/', sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }));
   routes.route('/', trustRoutes(ctx, trusts, sessions));
 

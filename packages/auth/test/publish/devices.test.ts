@@ -103,6 +103,16 @@ describe('device enrollment (SPEC state table)', () => {
   });
 });
 
+describe('user code guessing', () => {
+  it('counts unknown user codes as failed attempts: 429 after the burst', async () => {
+    h = await startHarness();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await call(h, '/api/devices/enroll?user_code=BBBB-BBBB', { auth: 'alice@session' })).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(404));
+    expect(statuses[10]).toBe(429);
+  });
+});
+
 describe('devices', () => {
   it('lists own devices newest first; an admin sees all; a stranger cannot revoke', async () => {
     h = await startHarness();

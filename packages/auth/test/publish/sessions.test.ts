@@ -60,6 +60,23 @@ describe('device proof', () => {
     expect(r.body.error).toMatch(/nonce/);
   });
 
+  it('binds a nonce to its device; many challenges do not evict a client\'s nonce; a tampered nonce fails', async () => {
+    h = await startHarness();
+    const a = await enrolledDevice(h, 'alice', 'a');
+    const b = await enrolledDevice(h, 'alice', 'b');
+    const nonceA = (await call(h, '/api/publish/challenge', { body: { device_id: a.id } })).body.nonce as string;
+    for (let i = 0; i < 40; i++) await call(h, '/api/publish/challenge', { body: { device_id: a.id } });
+    // b signs a's nonce: refused (and a's nonce is untouched, it was never valid for b).
+    const sigB = await b.key.sign(`service publish v1\n${nonceA}\n${b.id}\nfiles`);
+    expect((await call(h, '/api/publish/sessions', { body: { device_id: b.id, repo: 'files', nonce: nonceA, signature: sigB } })).status).toBe(401);
+    const flipped = nonceA.slice(0, 10) + (nonceA[10] === 'A' ? 'B' : 'A') + nonceA.slice(11);
+    const sigF = await a.key.sign(`service publish v1\n${flipped}\n${a.id}\nfiles`);
+    expect((await call(h, '/api/publish/sessions', { body: { device_id: a.id, repo: 'files', nonce: flipped, signature: sigF } })).status).toBe(401);
+    const sigA = await a.key.sign(`service publish v1\n${nonceA}\n${a.id}\nfiles`);
+    expect((await call(h, '/api/publish/sessions', { body: { device_id: a.id, repo: 'files', nonce: nonceA, signature: sigA } })).status).toBe(201);
+    expect((await call(h, '/api/publish/challenge', { body: { device_id: 'nope' } })).status).toBe(404);
+  });
+
   it('needs the device user to hold write and a second factor; a lost permission stops writes at once (403)', async () => {
     h = await startHarness();
     const dev = await enrolledDevice(h);
