@@ -22,8 +22,16 @@ const PURGE_EVERY_MS = 3_600_000;
 
 /**
  * Publishing: publish sessions (device key, CI identity, manual proof), device
- * enrollment, CI trust policies and the publish log. Routes are mounted at `/api`;
- * `verifier` turns a `trs_` token into a PublishGrant for the credential resolver.
+ * enrollment, CI trust policies and the publish log.
+ *
+ * Wiring (the accounts half / server):
+ * - `createCore({ settingsGroups: [publishSettings, ...], migrations: [publishMigrations, ...] })`;
+ * - mount `routes` at `/api` (`buildHttpApp(ctx, { api: [publishing.routes] })`), call `start()`/`stop()`;
+ * - the credential resolver passes any `trs_` string (Basic password with any user name, or
+ *   Bearer) to `verifier.verify`; a grant becomes `{type: 'publish', grant}`. On `null` it must
+ *   count a failure (`failures.fail(['ip:<client ip>'])`, the verifier has no IP) and answer 401
+ *   (with the Basic challenge on format routes). The grant is rebuilt on every call from the
+ *   current user row, so do not cache it.
  */
 export function createPublishing(ctx: CoreContext, deps: PublishingDeps): PublishingModule {
   const sessions = new SessionStore(ctx);
