@@ -10,7 +10,7 @@ export const sessionSettings = defineSettings({
     { key: 'session_ttl', type: 'duration', default: '168h', label: 'Sign-in lifetime', help: 'Absolute lifetime of a UI sign-in.', min: 60_000 },
     { key: 'admin_password_login', type: 'bool', default: true, label: 'Admin password sign-in', help: 'When off, local admins cannot sign in to the UI with a password (publishers still can). Needs SSO.' },
   ],
-  validate(get) {
+  validate(get): Record<string, string> {
     // Locking local admins out without SSO would leave nobody able to administer the server.
     return get('admin_password_login') === false && get('oidc.issuer') === ''
       ? { admin_password_login: 'can be turned off only when SSO is configured (oidc.issuer)' }
