@@ -1,5 +1,7 @@
 import { BOOT_VARIABLES, buildHttpApp, createCore, listen, type BootConfig, type CoreContext } from '@trove/core';
+import { authMigrations, authSettingsGroups, createAuth } from '@trove/auth';
 import { rawFormat } from '@trove/format-raw';
+import { mirrorSettings } from '@trove/mirror';
 import { webDistDir } from '@trove/web/dist-path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -28,11 +30,17 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
     env,
     log,
     formats: FORMATS,
+    settingsGroups: [...authSettingsGroups, mirrorSettings],
+    migrations: authMigrations,
   });
   for (const name of ctx.settings.unknownEnv(BOOT_VARIABLES)) log.warn({ variable: name }, 'ignoring unknown TR_ variable');
 
+  const auth = createAuth(ctx);
+  ctx.credentials.resolver = auth.resolver;
+  await auth.bootstrapAdmin(boot.bootstrapAdmin);
+  auth.start();
   for (const f of ctx.formats.all()) await f.start?.(ctx);
-  const app = buildHttpApp(ctx, { web: webUi(webDistDir) });
+  const app = buildHttpApp(ctx, { api: auth.routes, web: webUi(webDistDir) });
 
   const server = await listen(app, { host: boot.listen.host, port: boot.listen.port });
   const port = (server.address() as AddressInfo).port;
@@ -49,6 +57,7 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
       closed = true;
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
+      auth.stop();
       for (const f of ctx.formats.all()) await f.stop?.();
       await ctx.close();
     },

@@ -1,0 +1,40 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+
+/**
+ * scrypt with OWASP's recommended parameters (N=2^17, r=8, p=1: about 128 MiB and
+ * ~0.3 s per hash here). Stored as `scrypt$N$r$p$salt$hash` so parameters can rise later
+ * without breaking existing hashes.
+ */
+const N = 2 ** 17;
+const R = 8;
+const P = 1;
+const KEYLEN = 32;
+const maxmem = 256 * 1024 * 1024;
+
+function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFKC'), salt, KEYLEN, { N: n, r, p, maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
+  );
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, N, R, P);
+  return `scrypt$${N}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  if (!stored) return false;
+  const [alg, n, r, p, salt, hash] = stored.split('$');
+  if (alg !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const key = await derive(password, Buffer.from(salt, 'base64url'), Number(n), Number(r), Number(p));
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+export function checkPasswordStrength(password: unknown): string | undefined {
+  if (typeof password !== 'string') return 'password must be a string';
+  if (password.length < 8) return 'password must be at least 8 characters';
+  if (password.length > 1024) return 'password must be at most 1024 characters';
+  return undefined;
+}

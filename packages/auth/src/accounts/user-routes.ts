@@ -1,0 +1,91 @@
+import { Hono } from 'hono';
+import {
+  badRequest,
+  decodeCursor,
+  forbidden,
+  isString,
+  page,
+  pageLimit,
+  readJsonObject,
+  requireAdmin,
+  requireUser,
+  requireWriterUser,
+  unauthorized,
+  userJson,
+  type CoreContext,
+  type TroveEnv,
+  type UserRow,
+} from '@trove/core';
+import type { FreshProofVerifier } from '../contracts.js';
+import { checkPasswordStrength, hashPassword, verifyPassword } from './passwords.js';
+
+const meJson = (u: UserRow, proof: FreshProofVerifier) => ({
+  ...userJson(u),
+  // Local accounts need a second factor before they can publish (SPEC "Authentication" rule 4).
+  second_factor_required: u.kind === 'local' && !proof.hasSecondFactor(u.id),
+});
+
+/** `GET /api/me`, `GET/POST /api/users`, `PATCH /api/users/{username}`. */
+export function userRoutes(ctx: CoreContext, proof: FreshProofVerifier) {
+  const app = new Hono<TroveEnv>();
+  const limit = () => ctx.settings.int('max_json_bytes');
+
+  app.get('/me', (c) => c.json(meJson(requireUser(c).user, proof)));
+
+  app.get('/users', (c) => {
+    requireAdmin(c);
+    const r = ctx.users.page({ after: decodeCursor(c.req.query('after'), isString), limit: pageLimit(c.req.query('limit')) });
+    return c.json(page(r.items.map((u) => meJson(u, proof)), r.last));
+  });
+
+  app.post('/users', async (c) => {
+    requireAdmin(c);
+    const b = await readJsonObject(c, limit());
+    if (typeof b.username !== 'string') throw badRequest('username is required');
+    const weak = checkPasswordStrength(b.password);
+    if (weak) throw badRequest(weak);
+    if (b.email !== undefined && typeof b.email !== 'string') throw badRequest('email must be a string');
+    if (b.is_admin !== undefined && typeof b.is_admin !== 'boolean') throw badRequest('is_admin must be a boolean');
+    const user = ctx.users.create({
+      username: b.username,
+      email: (b.email as string | undefined) ?? '',
+      isAdmin: (b.is_admin as boolean | undefined) ?? false,
+      passwordHash: await hashPassword(b.password as string),
+    });
+    return c.json(meJson(user, proof), 201);
+  });
+
+  app.patch('/users/:username', async (c) => {
+    const cred = requireWriterUser(c);
+    const target = ctx.users.require(c.req.param('username'));
+    const b = await readJsonObject(c, limit());
+    const self = cred.user.id === target.id;
+    if (!cred.user.isAdmin) {
+      // A user may change only their own password, proving the current one.
+      if (!self || Object.keys(b).some((k) => k !== 'password' && k !== 'current_password')) throw forbidden('admin only');
+      if (typeof b.current_password !== 'string' || !(await verifyPassword(b.current_password, target.passwordHash))) {
+        throw unauthorized('current password is wrong', false);
+      }
+    }
+    const set: Partial<Pick<UserRow, 'email' | 'isAdmin' | 'disabled' | 'passwordHash'>> = {};
+    if (b.email !== undefined) {
+      if (typeof b.email !== 'string') throw badRequest('email must be a string');
+      set.email = b.email;
+    }
+    for (const [field, key] of [['is_admin', 'isAdmin'], ['disabled', 'disabled']] as const) {
+      if (b[field] === undefined) continue;
+      if (typeof b[field] !== 'boolean') throw badRequest(`${field} must be a boolean`);
+      set[key] = b[field] as boolean;
+    }
+    if (self && (set.disabled === true || set.isAdmin === false)) throw badRequest('you cannot disable yourself or drop your own admin flag');
+    if (b.password !== undefined) {
+      if (target.kind !== 'local') throw badRequest('SSO users have no password');
+      const weak = checkPasswordStrength(b.password);
+      if (weak) throw badRequest(weak);
+      set.passwordHash = await hashPassword(b.password as string);
+    }
+    return c.json(meJson(ctx.users.update(target.id, set), proof));
+  });
+
+  return app;
+}
