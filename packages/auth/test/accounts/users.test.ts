@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '@trove/core/testing/server';
+import { authMigrations, authSettingsGroups, createAuth } from '../../src/index.js';
+
+let s: TestServer;
+afterEach(() => s?.close());
+
+const basic = (u: string, p: string) => ({ Authorization: 'Basic ' + Buffer.from(`${u}:${p}`).toString('base64'), 'Content-Type': 'application/json' });
+const root = basic('root', 'root-password');
+
+async function server() {
+  s = await startTestServer({
+    formats: [],
+    settingsGroups: authSettingsGroups,
+    migrations: authMigrations,
+    setup: async (ctx) => {
+      const auth = createAuth(ctx);
+      ctx.credentials.resolver = auth.resolver;
+      await auth.bootstrapAdmin({ username: 'root', password: 'root-password' });
+      return { api: auth.routes };
+    },
+  });
+  return s;
+}
+
+describe('users and passwords', () => {
+  it('lets an admin create users who then sign in with their password', async () => {
+    await server();
+    let r = await fetch(`${s.url}/api/users`, { method: 'POST', headers: root, body: JSON.stringify({ username: 'alice', password: 'alice-password', email: 'a@example.test' }) });
+    expect(r.status).toBe(201);
+    const created = await r.json();
+    expect(created).toMatchObject({ username: 'alice', email: 'a@example.test', is_admin: false, kind: 'local', second_factor_required: true });
+    expect(JSON.stringify(created)).not.toMatch(/password|scrypt/);
+    r = await fetch(`${s.url}/api/me`, { headers: basic('alice', 'alice-password') });
+    expect((await r.json()).username).toBe('alice');
+    expect((await fetch(`${s.url}/api/me`, { headers: basic('alice', 'nope-nope') })).status).toBe(401);
+    expect((await fetch(`${s.url}/api/users`, { headers: basic('alice', 'alice-password') })).status).toBe(403);
+    const list = await (await fetch(`${s.url}/api/users?limit=1`, { headers: root })).json();
+    expect(list.items).toHaveLength(1);
+    expect(list.next).toBeTruthy();
+  });
+
+  it('refuses weak passwords and duplicate names', async () => {
+    await server();
+    expect((await fetch(`${s.url}/api/users`, { method: 'POST', headers: root, body: JSON.stringify({ username: 'bob', password: 'short' }) })).status).toBe(400);
+    expect((await fetch(`${s.url}/api/users`, { method: 'POST', headers: root, body: JSON.stringify({ username: 'root', password: 'long enough' }) })).status).toBe(409);
+  });
+
+  it('stops a disabled user at once, even with a remembered password', async () => {
+    await server();
+    await fetch(`${s.url}/api/users`, { method: 'POST', headers: root, body: JSON.stringify({ username: 'carol', password: 'carol-password' }) });
+    expect((await fetch(`${s.url}/api/me`, { headers: basic('carol', 'carol-password') })).status).toBe(200);
+    expect((await fetch(`${s.url}/api/users/carol`, { method: 'PATCH', headers: root, body: JSON.stringify({ disabled: true }) })).status).toBe(200);
+    expect((await fetch(`${s.url}/api/me`, { headers: basic('carol', 'carol-password') })).status).toBe(401);
+  });
+
+  it('lets users change their own password only with the current one', async () => {
+    await server();
+    await fetch(`${s.url}/api/users`, { method: 'POST', headers: root, body: JSON.stringify({ username: 'dave', password: 'dave-password' }) });
+    const dave = basic('dave', 'dave-password');
+    expect((await fetch(`${s.url}/api/users/dave`, { method: 'PATCH', headers: dave, body: JSON.stringify({ password: 'new-password-1', current_password: 'wrong' }) })).status).toBe(401);
+    expect((await fetch(`${s.url}/api/users/dave`, { method: 'PATCH', headers: dave, body: JSON.stringify({ is_admin: true }) })).status).toBe(403);
+    expect((await fetch(`${s.url}/api/users/dave`, { method: 'PATCH', headers: dave, body: JSON.stringify({ password: 'new-password-1', current_password: 'dave-password' }) })).status).toBe(200);
+    expect((await fetch(`${s.url}/api/me`, { headers: dave })).status).toBe(401);
+    expect((await fetch(`${s.url}/api/me`, { headers: basic('dave', 'new-password-1') })).status).toBe(200);
+  });
+});
