@@ -6,6 +6,7 @@ import type { CoreContext } from '../context.js';
 import { clientIp, proxyMatcher } from './client-ip.js';
 import { credentials } from './credentials.js';
 import { csrfGuard } from './csrf.js';
+import { refuseDotSegments } from './dot-segments.js';
 import type { TroveEnv } from './env.js';
 import { errorHandler, notFoundHandler } from './error-mapper.js';
 import { apiCredentialRules } from './guards.js';
@@ -38,6 +39,7 @@ export function buildHttpApp(ctx: CoreContext, parts: HttpAppParts = {}): Hono<T
     // Path only: query strings can carry codes (user_code) and are never logged.
     ctx.log.debug({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
   });
+  app.use('*', refuseDotSegments());
   app.use('*', clientIp({ trusted: () => matcher }));
 
   app.get('/healthz', (c) => {

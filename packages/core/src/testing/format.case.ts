@@ -1,0 +1,168 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Credential } from '../access/credential.js';
+import type { FormatDefinition } from '../format.js';
+import { basic, staticResolver } from './resolver.js';
+import { startTestServer, type TestServer } from './server.js';
+
+/**
+ * What every format must do, run against each format's own definition
+ * (like Hono's router `common.case.test.ts`): the SPEC's access rules on format routes,
+ * the upload limit, path traversal, and the mirror lock. A format supplies one valid
+ * upload and the path where its result can be read back.
+ */
+export interface FormatCase {
+  format: FormatDefinition<any>;
+  /** Extra settings for the server (e.g. a short Debian debounce). */
+  env?: Record<string, string>;
+  /** A request that stores something, relative to `/{format}/{repo}/`. */
+  upload: { method: 'PUT' | 'POST'; path: string; body: () => Buffer | Promise<Buffer>; headers?: Record<string, string> };
+  /** Path relative to `/{format}/{repo}/` that answers 200 once `upload` landed (and indexes are built). */
+  readBack: string;
+  /** Waits until the upload is readable (formats with debounced indexes); default: nothing. */
+  settle?: (s: TestServer, repo: string) => Promise<void>;
+  /** Paths (relative to `/{format}/{repo}/`) a read must refuse with 400. */
+  badPaths?: string[];
+}
+
+const REPOS = { open: 'conf-open', priv: 'conf-private', locked: 'conf-locked', other: 'conf-other' };
+
+export function describeFormatConformance(c: FormatCase): void {
+  const name = c.format.name;
+  describe(`format conformance: ${name}`, () => {
+    let s: TestServer;
+    const url = (repo: string, path = '') => `${s.url}/${name}/${repo}/${path}`;
+    const send = async (repo: string, password?: string, body?: Buffer) =>
+      fetch(url(repo, c.upload.path), {
+        method: c.upload.method,
+        body: body ?? (await c.upload.body()),
+        headers: { ...(c.upload.headers ?? {}), ...(password ? { Authorization: basic(password) } : {}) },
+      });
+
+    beforeAll(async () => {
+      s = await startTestServer({
+        formats: [c.format],
+        env: c.env ?? {},
+        setup: async (ctx) => {
+          const reader = ctx.users.create({ username: 'reader' });
+          const stranger = ctx.users.create({ username: 'stranger' });
+          const writer = ctx.users.create({ username: 'writer' });
+          const open = await ctx.repos.create({ name: REPOS.open, format: name, anonymous_read: true });
+          const priv = await ctx.repos.create({ name: REPOS.priv, format: name });
+          await ctx.repos.create({ name: REPOS.locked, format: name });
+          await ctx.repos.create({ name: REPOS.other, format: name });
+          ctx.repos.setLock(REPOS.locked, 'mirror:nexus');
+          ctx.permissions.set(priv, 'reader', 'read');
+          ctx.permissions.set(open, 'writer', 'read');
+          const ci = (repo: string): Credential => ({ type: 'publish', grant: { sessionId: 'ci-' + repo, repo, proof: 'oidc', user: null, actor: 'ci:conformance' } });
+          ctx.credentials.resolver = staticResolver({
+            'ci-open': ci(REPOS.open),
+            'ci-private': ci(REPOS.priv),
+            'ci-locked': ci(REPOS.locked),
+            // A device session whose user holds only read on the repository.
+            'device-open': () => ({ type: 'publish', grant: { sessionId: 'dev', repo: REPOS.open, proof: 'device', user: ctx.users.byName('writer')!, actor: 'writer' } }),
+            reader: { type: 'user', via: 'password', user: reader },
+            stranger: { type: 'user', via: 'password', user: stranger },
+          });
+        },
+      });
+    });
+    afterAll(() => s?.close());
+
+    it('stores an upload made with a publish session and serves it back', async () => {
+      const r = await send(REPOS.open, 'ci-open');
+      expect([200, 201]).toContain(r.status);
+      const r2 = await send(REPOS.priv, 'ci-private');
+      expect([200, 201]).toContain(r2.status);
+      await c.settle?.(s, REPOS.open);
+      await c.settle?.(s, REPOS.priv);
+      expect((await fetch(url(REPOS.open, c.readBack))).status).toBe(200);
+    });
+
+    it('lets anyone read a repository with anonymous_read on', async () => {
+      const r = await fetch(url(REPOS.open, c.readBack), { method: 'HEAD' });
+      expect(r.status).toBe(200);
+    });
+
+    it('challenges an anonymous read of a private repository with 401 and a Basic realm', async () => {
+      const r = await fetch(url(REPOS.priv, c.readBack));
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
+      expect(await r.json()).toHaveProperty('error');
+    });
+
+    it('answers an anonymous caller 401 for an unknown repository, so names do not leak', async () => {
+      const r = await fetch(url('no-such-repo', c.readBack));
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toMatch(/^Basic/);
+    });
+
+    it('answers a signed-in caller 404 for an unknown repository', async () => {
+      const r = await fetch(url('no-such-repo', c.readBack), { headers: { Authorization: basic('reader') } });
+      expect(r.status).toBe(404);
+    });
+
+    it('serves a private repository to a user with read permission and refuses others with 403', async () => {
+      expect((await fetch(url(REPOS.priv, c.readBack), { headers: { Authorization: basic('reader') } })).status).toBe(200);
+      const r = await fetch(url(REPOS.priv, c.readBack), { headers: { Authorization: basic('stranger') } });
+      expect(r.status).toBe(403);
+    });
+
+    it('refuses a write with a password: 401 pointing at the publishing page', async () => {
+      const r = await send(REPOS.priv, 'reader');
+      expect(r.status).toBe(401);
+      expect(((await r.json()) as { error: string }).error).toMatch(/^publishing needs a publish session: .*\/#\/publishing$/);
+    });
+
+    it('refuses an anonymous write with 401', async () => {
+      expect((await send(REPOS.open)).status).toBe(401);
+    });
+
+    it('refuses a publish session of another repository with 403', async () => {
+      expect((await send(REPOS.other, 'ci-open')).status).toBe(403);
+    });
+
+    it('refuses a device session whose user lacks write with 403', async () => {
+      expect((await send(REPOS.open, 'device-open')).status).toBe(403);
+    });
+
+    it('refuses writes to a repository a mirror owns with 409', async () => {
+      expect((await send(REPOS.locked, 'ci-locked')).status).toBe(409);
+    });
+
+    it('answers 413 over max_upload_bytes and leaves nothing in the spool', async () => {
+      const body = await c.upload.body();
+      await s.ctx.settings.patch({ max_upload_bytes: Math.max(1, body.length - 1) });
+      try {
+        const r = await send(REPOS.priv, 'ci-private', body);
+        expect(r.status).toBe(413);
+        expect(await r.json()).toHaveProperty('error');
+        expect(readdirSync(join(s.dataDir, 'spool'))).toEqual([]);
+      } finally {
+        await s.ctx.settings.patch({ max_upload_bytes: null });
+      }
+    });
+
+    it('refuses traversal and malformed paths with 400', async () => {
+      const bad = ['..%2f..%2fetc%2fpasswd', '%2e%2e/%2e%2e/etc/passwd', 'a/../../b', 'a%00b', 'a//b', ...(c.badPaths ?? [])];
+      for (const p of bad) {
+        // node's fetch normalises literal dot segments, so send the raw request line.
+        expect(await rawGet(s.port, `/${name}/${REPOS.open}/${p}`), p).toBe(400);
+      }
+    });
+  });
+}
+
+/** A GET whose request line is sent exactly as given (no URL normalisation). */
+async function rawGet(port: number, path: string): Promise<number> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

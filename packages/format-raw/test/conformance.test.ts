@@ -1,0 +1,8 @@
+import { describeFormatConformance } from '@trove/core/testing/format.case';
+import { rawFormat } from '../src/index.js';
+
+describeFormatConformance({
+  format: rawFormat,
+  upload: { method: 'PUT', path: 'dir/hello.txt', body: () => Buffer.from('hello, conformance\n') },
+  readBack: 'dir/hello.txt',
+});
