@@ -4,10 +4,13 @@ WORKDIR /src
 # better-sqlite3 compiles natively; the toolchain stays in this stage only.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY . .
+# The built UI is embedded by the server, but @trove/web is only a build-time dependency
+# (React and Vite stay out of the image), so its dist is copied next to the deployed server.
 RUN npx -y pnpm@10 install --frozen-lockfile \
  && npx -y pnpm@10 build \
  && npx -y pnpm@10 deploy --filter @trove/server --prod --legacy /app \
- && cp -r apps/web/dist /app/node_modules/@trove/web/dist
+ && mkdir -p /app/node_modules/@trove/web \
+ && cp -r apps/web/dist apps/web/dist-path.js apps/web/package.json /app/node_modules/@trove/web/
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production TR_DATA_DIR=/data TR_LISTEN=:8080
