@@ -3,11 +3,13 @@ import type { Logger } from 'pino';
 import type { CredentialResolver } from './access/credential.js';
 import type { RepoAccess } from './access/repo-access.js';
 import type { AssetService } from './assets/service.js';
+import type { AuditLog } from './audit/service.js';
 import type { TroveDb } from './db/open.js';
 import type { FormatRegistry } from './format.js';
 import type { PermissionService } from './repos/permissions.js';
 import type { RepoService } from './repos/service.js';
 import type { SettingsRegistry } from './settings/registry.js';
+import type { SecretBox } from './settings/secret-box.js';
 import type { UserService } from './users/service.js';
 
 /**
@@ -27,6 +29,10 @@ export interface CoreContext {
   users: UserService;
   access: RepoAccess;
   assets: AssetService;
+  /** The admin audit log (the only place client IPs are kept). */
+  audit: AuditLog;
+  /** AES-256-GCM under a key derived from the master key, for secrets other packages keep at rest (TOTP seeds). */
+  secrets: SecretBox;
   /** Replaceable: the auth package installs its resolver at start. */
   credentials: { resolver: CredentialResolver };
   /** `base_url`, or '' when unset. */

@@ -4,6 +4,7 @@ import pino, { type Logger } from 'pino';
 import { denyAllResolver } from './access/deny-all.js';
 import { RepoAccess } from './access/repo-access.js';
 import { AssetService } from './assets/service.js';
+import { AuditLog } from './audit/service.js';
 import type { CoreContext } from './context.js';
 import { applyMigrations, coreMigrations, openDatabase, type MigrationSet } from './db/open.js';
 import { FormatRegistry, type FormatDefinition } from './format.js';
@@ -47,7 +48,8 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
   const { db, sqlite } = openDatabase(opts.dbFile ?? join(opts.dataDir, 'trove.db'));
   applyMigrations(db, [coreMigrations, ...(opts.migrations ?? []), ...formats.all().flatMap((f) => (f.migrations ? [f.migrations] : []))]);
 
-  const settings = new SettingsRegistry({ db, box: new SecretBox(opts.masterKey), log, env: opts.env ?? process.env, dev: opts.dev });
+  const box = new SecretBox(opts.masterKey);
+  const settings = new SettingsRegistry({ db, box, log, env: opts.env ?? process.env, dev: opts.dev });
   for (const g of [...coreSettingsGroups, ...(opts.settingsGroups ?? []), ...formats.all().flatMap((f) => (f.settings ? [f.settings] : []))]) {
     settings.register(g);
   }
@@ -81,6 +83,8 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
     users: new UserService(db),
     access: new RepoAccess(repos, permissions, baseUrl),
     assets: new AssetService(db, blobs, spool),
+    audit: new AuditLog(db),
+    secrets: box,
     credentials: { resolver: denyAllResolver },
     baseUrl,
     async close() {

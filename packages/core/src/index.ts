@@ -8,13 +8,14 @@ export type { Credential, CredentialRequest, CredentialResolver, PublishGrant } 
 export { ANONYMOUS } from './access/credential.js';
 export { denyAllResolver } from './access/deny-all.js';
 export { RepoAccess } from './access/repo-access.js';
+export { AuditLog, auditJson, type AuditEntry } from './audit/service.js';
 export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnExisting } from './assets/service.js';
 export { RepoService, repoJson, REPO_NAME } from './repos/service.js';
 export { PermissionService } from './repos/permissions.js';
 export { UserService, userJson, USERNAME } from './users/service.js';
 export { openDatabase, applyMigrations, coreMigrations, type MigrationSet, type TroveDb } from './db/open.js';
 export * as schema from './db/schema.js';
-export type { AssetRow, RepoRow, UserRow, PermissionLevel } from './db/schema.js';
+export type { AssetRow, AuditRow, RepoRow, UserRow, PermissionLevel } from './db/schema.js';
 export { SettingsRegistry, type PatchHook, type PendingChange } from './settings/registry.js';
 export { SecretBox } from './settings/secret-box.js';
 export { parseDuration } from './settings/duration.js';

@@ -27,6 +27,7 @@ export function repoRoutes(ctx: CoreContext) {
     requireAdmin(c);
     const body = await readJsonObject(c, jsonLimit());
     const repo = await ctx.repos.create(body);
+    ctx.audit.recordFor(c, { action: 'repo.create', target: repo.name, detail: { format: repo.format } });
     return c.json(repoJson(repo), 201);
   });
 
@@ -35,7 +36,9 @@ export function repoRoutes(ctx: CoreContext) {
   app.patch('/repos/:name', async (c) => {
     requireAdmin(c);
     const body = await readJsonObject(c, jsonLimit());
-    return c.json(repoJson(await ctx.repos.update(c.req.param('name'), body)));
+    const repo = await ctx.repos.update(c.req.param('name'), body);
+    ctx.audit.recordFor(c, { action: 'repo.update', target: repo.name, detail: { fields: Object.keys(body) } });
+    return c.json(repoJson(repo));
   });
 
   app.get('/repos/:name/permissions', (c) => {
@@ -45,11 +48,16 @@ export function repoRoutes(ctx: CoreContext) {
   app.put('/repos/:name/permissions/:username', async (c) => {
     requireAdmin(c);
     const body = await readJsonObject(c, jsonLimit());
-    return c.json(ctx.permissions.set(ctx.repos.require(c.req.param('name')), c.req.param('username'), body.level));
+    const repo = ctx.repos.require(c.req.param('name'));
+    const grant = ctx.permissions.set(repo, c.req.param('username'), body.level);
+    ctx.audit.recordFor(c, { action: 'permission.set', target: `${repo.name}/${grant.username}`, detail: { level: grant.level } });
+    return c.json(grant);
   });
   app.delete('/repos/:name/permissions/:username', (c) => {
     requireAdmin(c);
-    ctx.permissions.remove(ctx.repos.require(c.req.param('name')), c.req.param('username'));
+    const repo = ctx.repos.require(c.req.param('name'));
+    ctx.permissions.remove(repo, c.req.param('username'));
+    ctx.audit.recordFor(c, { action: 'permission.remove', target: `${repo.name}/${c.req.param('username')}` });
     return c.body(null, 204);
   });
 

@@ -15,6 +15,10 @@ export function settingsRoutes(ctx: CoreContext) {
     requireAdmin(c);
     const body = await readJson(c, ctx.settings.int('max_json_bytes'));
     const r = await ctx.settings.patch(body);
+    // Keys only: values may be secrets.
+    if (r.status < 300 && body && typeof body === 'object') {
+      ctx.audit.recordFor(c, { action: 'settings.update', detail: { keys: Object.keys(body as object) } });
+    }
     return c.json(r.body as object, r.status as 200);
   });
   return app;

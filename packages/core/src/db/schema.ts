@@ -78,7 +78,30 @@ export const assets = sqliteTable(
   (t) => [uniqueIndex('assets_repo_path').on(t.repoId, t.path), index('assets_blob').on(t.blobKey)],
 );
 
+/**
+ * The admin audit log: sign-ins, failed attempts, and every change to users, permissions,
+ * tokens, settings and repositories. The only place client IP addresses are kept.
+ */
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    at: timestamp('at').notNull(),
+    /** Dotted verb, e.g. `login.failed`, `repo.create`, `settings.update`. */
+    action: text('action').notNull(),
+    /** User name of whoever acted ('' when unknown, e.g. a failed sign-in for no such user). */
+    actor: text('actor').notNull().default(''),
+    ip: text('ip').notNull().default(''),
+    /** What was acted on (user name, repo name, token id...). */
+    target: text('target').notNull().default(''),
+    /** JSON object with details; never secrets. */
+    detail: text('detail').notNull().default('{}'),
+  },
+  (t) => [index('audit_log_at').on(t.at)],
+);
+
 export type UserRow = typeof users.$inferSelect;
+export type AuditRow = typeof auditLog.$inferSelect;
 export type RepoRow = typeof repos.$inferSelect;
 export type AssetRow = typeof assets.$inferSelect;
 export type PermissionLevel = 'read' | 'write';
