@@ -1,19 +1,32 @@
+import { fileURLToPath } from 'node:url';
 import type { CoreContext, CredentialResolver, MigrationSet, SettingsGroup, TroveEnv } from '@trove/core';
-import { unauthorized } from '@trove/core';
 import type { Hono } from 'hono';
 import { bootstrapAdmin } from './accounts/bootstrap.js';
+import { loginRoutes } from './accounts/login-routes.js';
 import { userRoutes } from './accounts/user-routes.js';
-import type { FreshProofVerifier } from './contracts.js';
+import { auditRoutes } from './audit/routes.js';
 import { credentialResolver } from './credentials/resolver.js';
 import { createPublishing, publishMigrations } from './publish/index.js';
 import { failedAttemptLimiter } from './rate-limit/token-buckets.js';
+import { SecondFactors } from './second-factor/index.js';
+import { securityRoutes } from './second-factor/routes.js';
+import { PendingLogins } from './sessions/pending-logins.js';
+import { UiSessionStore } from './sessions/ui-sessions.js';
 import { publishSettings, sessionSettings, ssoSettings } from './settings.js';
+import { ReadTokenStore } from './tokens/read-tokens.js';
+import { tokenRoutes } from './tokens/routes.js';
 
 export { hashPassword, verifyPassword } from './accounts/passwords.js';
 export { publishMigrations } from './publish/index.js';
 
+/** UI sessions, second factors and read tokens (`drizzle/accounts`), tracked in their own migrations table. */
+export const accountsMigrations: MigrationSet = {
+  name: 'accounts',
+  folder: fileURLToPath(new URL('../drizzle/accounts', import.meta.url)),
+};
+
 export const authSettingsGroups: SettingsGroup[] = [sessionSettings, publishSettings, ssoSettings];
-export const authMigrations: MigrationSet[] = [publishMigrations];
+export const authMigrations: MigrationSet[] = [accountsMigrations, publishMigrations];
 
 export interface AuthModule {
   resolver: CredentialResolver;
@@ -24,26 +37,52 @@ export interface AuthModule {
   stop(): void;
 }
 
-/**
- * Second factors (TOTP, passkeys, recovery codes) come with the accounts issue. Until
- * then no account has one, so the fresh-proof check refuses every attempt and, per the
- * SPEC, local accounts cannot publish by device or by hand; CI publishing works.
- */
-const noSecondFactors: FreshProofVerifier = {
-  async verify() {
-    throw unauthorized('set up a second factor before publishing', false);
-  },
-  hasSecondFactor: () => false,
-};
+/** How often expired UI sessions are deleted. */
+const PURGE_EVERY_MS = 3_600_000;
 
+/**
+ * Accounts (passwords, UI sessions, second factors, read tokens, audit route) and
+ * publishing, sharing one failed-attempt limiter. SSO (OIDC sign-in) will add its
+ * routes next to `loginRoutes` and create sessions through the same `UiSessionStore`.
+ */
 export function createAuth(ctx: CoreContext): AuthModule {
   const failures = failedAttemptLimiter();
-  const publishing = createPublishing(ctx, { proof: noSecondFactors, failures });
+  const factors = new SecondFactors(ctx, failures);
+  const proof = factors.freshProofVerifier();
+  const sessions = new UiSessionStore(ctx);
+  const pending = new PendingLogins();
+  const tokens = new ReadTokenStore(ctx);
+  const publishing = createPublishing(ctx, { proof, failures });
+  let timer: NodeJS.Timeout | undefined;
+  const purge = () => {
+    try {
+      sessions.purge();
+    } catch (err) {
+      ctx.log.error({ err }, 'session purge failed');
+    }
+  };
   return {
-    resolver: credentialResolver(ctx, { publish: publishing.verifier, failures }),
-    routes: [userRoutes(ctx, noSecondFactors), publishing.routes],
+    resolver: credentialResolver(ctx, { publish: publishing.verifier, failures, sessions, tokens }),
+    routes: [
+      loginRoutes({ ctx, factors, sessions, pending, failures }),
+      userRoutes(ctx, proof, sessions),
+      securityRoutes(ctx, factors, sessions),
+      tokenRoutes(ctx, tokens),
+      auditRoutes(ctx),
+      publishing.routes,
+    ],
     bootstrapAdmin: (given, print) => bootstrapAdmin(ctx, given, print),
-    start: () => publishing.start(),
-    stop: () => publishing.stop(),
+    start() {
+      publishing.start();
+      if (timer) return;
+      purge();
+      timer = setInterval(purge, PURGE_EVERY_MS);
+      timer.unref();
+    },
+    stop() {
+      publishing.stop();
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
   };
 }

@@ -11,22 +11,18 @@ import {
   requireUser,
   requireWriterUser,
   unauthorized,
-  userJson,
   type CoreContext,
   type TroveEnv,
   type UserRow,
 } from '@trove/core';
 import type { FreshProofVerifier } from '../contracts.js';
+import { setSessionCookie } from '../sessions/cookies.js';
+import type { UiSessionStore } from '../sessions/ui-sessions.js';
+import { meJson } from './me.js';
 import { checkPasswordStrength, hashPassword, verifyPassword } from './passwords.js';
 
-const meJson = (u: UserRow, proof: FreshProofVerifier) => ({
-  ...userJson(u),
-  // Local accounts need a second factor before they can publish (SPEC "Authentication" rule 4).
-  second_factor_required: u.kind === 'local' && !proof.hasSecondFactor(u.id),
-});
-
 /** `GET /api/me`, `GET/POST /api/users`, `PATCH /api/users/{username}`. */
-export function userRoutes(ctx: CoreContext, proof: FreshProofVerifier) {
+export function userRoutes(ctx: CoreContext, proof: Pick<FreshProofVerifier, 'hasSecondFactor'>, sessions: UiSessionStore) {
   const app = new Hono<TroveEnv>();
   const limit = () => ctx.settings.int('max_json_bytes');
 
@@ -52,6 +48,7 @@ export function userRoutes(ctx: CoreContext, proof: FreshProofVerifier) {
       isAdmin: (b.is_admin as boolean | undefined) ?? false,
       passwordHash: await hashPassword(b.password as string),
     });
+    ctx.audit.recordFor(c, { action: 'user.create', target: user.username, detail: { is_admin: user.isAdmin, email: user.email } });
     return c.json(meJson(user, proof), 201);
   });
 
@@ -84,7 +81,16 @@ export function userRoutes(ctx: CoreContext, proof: FreshProofVerifier) {
       if (weak) throw badRequest(weak);
       set.passwordHash = await hashPassword(b.password as string);
     }
-    return c.json(meJson(ctx.users.update(target.id, set), proof));
+    const updated = ctx.users.update(target.id, set);
+    // Field names only: never the password.
+    ctx.audit.recordFor(c, { action: 'user.update', target: updated.username, detail: { fields: Object.keys(b).filter((k) => k !== 'current_password') } });
+    // A password change ends every session of the user (credentials version); keep the
+    // caller's own UI session alive by handing it a new one.
+    if (self && set.passwordHash && cred.via === 'session') {
+      const { token, session } = sessions.create(updated, !!cred.setupOnly);
+      setSessionCookie(ctx, c, token, session.expiresAt);
+    }
+    return c.json(meJson(updated, proof));
   });
 
   return app;

@@ -1,15 +1,27 @@
 import { createHash } from 'node:crypto';
+import { parse as parseCookies } from 'hono/utils/cookie';
 import { unauthorized, type Credential, type CoreContext, type CredentialResolver, type UserRow } from '@trove/core';
 import type { PublishTokenVerifier } from '../contracts.js';
 import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { verifyPassword } from '../accounts/passwords.js';
+import { SESSION_COOKIE } from '../sessions/cookies.js';
+import type { UiSessionStore } from '../sessions/ui-sessions.js';
+import type { ReadTokenStore } from '../tokens/read-tokens.js';
 
 /** How long a successful password check is remembered (see below). */
 const PASSWORD_CACHE_MS = 60_000;
 
+export interface ResolverDeps {
+  publish: PublishTokenVerifier;
+  failures: TokenBuckets;
+  sessions: UiSessionStore;
+  tokens: ReadTokenStore;
+}
+
 /**
  * The one credential resolver for `/api/` and the format routes: HTTP Basic with a
- * password or a `trs_` publish token (any user name), or `Bearer trs_...` on `/api/`.
+ * password, a `trp_` read token or a `trs_` publish token (any user name), `Bearer trs_...`,
+ * and on `/api/` only the `tr_session` cookie. An Authorization header wins over the cookie.
  *
  * Maven and Gradle send the password on every GET; running scrypt each time would make
  * every artifact read cost ~0.3 s. A successful check is therefore remembered for a
@@ -17,48 +29,67 @@ const PASSWORD_CACHE_MS = 60_000;
  * password change or a disabled user bumps the version, so the entry stops matching at
  * once. Only hashes are kept; the password itself is never stored.
  */
-export function credentialResolver(ctx: CoreContext, deps: { publish: PublishTokenVerifier; failures: TokenBuckets }): CredentialResolver {
+export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): CredentialResolver {
   const verified = new Map<string, number>();
 
   const cacheKey = (u: UserRow, password: string) =>
     createHash('sha256').update(`${u.id}\0${u.credentialsVersion}\0${password}`).digest('hex');
 
-  const refuse = (keys: string[], surface: 'api' | 'format', message = 'invalid credentials') => {
+  const refuse = (keys: string[], ip: string, surface: 'api' | 'format', what: string, username = '', message = 'invalid credentials') => {
     deps.failures.fail(keys);
+    ctx.audit.record({ action: 'auth.failed', actor: username.slice(0, 64), ip, target: username.slice(0, 64), detail: { credential: what, surface } });
     return unauthorized(message, surface === 'format');
   };
 
   async function publish(token: string, ip: string, surface: 'api' | 'format'): Promise<Credential> {
     deps.failures.check([`ip:${ip}`]);
     const grant = await deps.publish.verify(token);
-    if (!grant) throw refuse([`ip:${ip}`], surface, 'invalid, closed or expired publish session');
+    if (!grant) throw refuse([`ip:${ip}`], ip, surface, 'publish token', '', 'invalid, closed or expired publish session');
     return { type: 'publish', grant };
+  }
+
+  function readToken(token: string, ip: string, surface: 'api' | 'format'): Credential {
+    deps.failures.check([`ip:${ip}`]);
+    const found = deps.tokens.verify(token);
+    if (!found) throw refuse([`ip:${ip}`], ip, surface, 'read token', '', 'invalid, expired or deleted read token');
+    return { type: 'user', via: 'read_token', user: found.user, credentialId: found.row.id };
+  }
+
+  /** A stale or unknown cookie is no credential at all: the caller is anonymous and may sign in again. */
+  function session(cookieHeader: string | undefined): Credential {
+    const token = cookieHeader ? parseCookies(cookieHeader, SESSION_COOKIE)[SESSION_COOKIE] : undefined;
+    if (!token) return { type: 'anonymous' };
+    const s = deps.sessions.resolve(token);
+    if (!s) return { type: 'anonymous' };
+    return { type: 'user', via: 'session', user: s.user, setupOnly: s.session.setupOnly, credentialId: s.session.id };
   }
 
   return {
     async resolve(req) {
       const h = req.authorization?.trim();
-      if (!h) return { type: 'anonymous' };
+      if (!h) return req.surface === 'api' ? session(req.cookie) : { type: 'anonymous' };
       const space = h.indexOf(' ');
-      const scheme = h.slice(0, space).toLowerCase();
-      const value = h.slice(space + 1).trim();
+      const scheme = (space < 0 ? h : h.slice(0, space)).toLowerCase();
+      const value = space < 0 ? '' : h.slice(space + 1).trim();
       if (scheme === 'bearer' && value.startsWith('trs_')) return publish(value, req.ip, req.surface);
+      if (scheme === 'bearer' && value.startsWith('trp_')) return readToken(value, req.ip, req.surface);
       if (scheme !== 'basic') throw unauthorized('unsupported authorization scheme', req.surface === 'format');
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      if (colon < 0) throw refuse([`ip:${req.ip}`], req.surface);
+      if (colon < 0) throw refuse([`ip:${req.ip}`], req.ip, req.surface, 'malformed basic');
       const username = decoded.slice(0, colon);
       const password = decoded.slice(colon + 1);
       if (password.startsWith('trs_')) return publish(password, req.ip, req.surface);
+      if (password.startsWith('trp_')) return readToken(password, req.ip, req.surface);
 
       const keys = [`ip:${req.ip}`, `user:${username.toLowerCase()}`];
       deps.failures.check(keys);
       const user = ctx.users.byName(username);
-      if (!user || user.disabled || user.kind !== 'local') throw refuse(keys, req.surface);
+      if (!user || user.disabled || user.kind !== 'local') throw refuse(keys, req.ip, req.surface, 'password', username);
       const key = cacheKey(user, password);
       const until = verified.get(key);
       if (until && until > Date.now()) return { type: 'user', via: 'password', user };
-      if (!(await verifyPassword(password, user.passwordHash))) throw refuse(keys, req.surface);
+      if (!(await verifyPassword(password, user.passwordHash))) throw refuse(keys, req.ip, req.surface, 'password', username);
       if (verified.size > 10_000) verified.clear();
       verified.set(key, Date.now() + PASSWORD_CACHE_MS);
       return { type: 'user', via: 'password', user };

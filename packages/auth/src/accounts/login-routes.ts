@@ -1,0 +1,126 @@
+import { Hono, type Context } from 'hono';
+import { badRequest, forbidden, readJsonObject, unauthorized, type CoreContext, type TroveEnv, type UserRow } from '@trove/core';
+import type { TokenBuckets } from '../rate-limit/token-buckets.js';
+import { attemptKeys, type LoginMethod, type SecondFactors } from '../second-factor/index.js';
+import { clearLoginCookie, clearSessionCookie, loginCookie, sessionCookie, setLoginCookie, setSessionCookie } from '../sessions/cookies.js';
+import type { PendingLogins } from '../sessions/pending-logins.js';
+import type { UiSessionStore } from '../sessions/ui-sessions.js';
+import { meJson } from './me.js';
+import { verifyPassword } from './passwords.js';
+
+export interface LoginParts {
+  ctx: CoreContext;
+  factors: SecondFactors;
+  sessions: UiSessionStore;
+  pending: PendingLogins;
+  failures: TokenBuckets;
+}
+
+const ipOf = (c: Context<TroveEnv>) => c.get('clientIp') ?? '0.0.0.0';
+
+/**
+ * `/api/auth/...` and `/api/me`: the SPEC's "Sign-in" state table.
+ * none --login--> pending sign-in (`tr_login`) when the user has a second factor, else a
+ * setup-only session; pending --second (correct)--> full session (`tr_session`).
+ */
+export function loginRoutes({ ctx, factors, sessions, pending, failures }: LoginParts): Hono<TroveEnv> {
+  const app = new Hono<TroveEnv>();
+  const body = (c: Context<TroveEnv>) => readJsonObject(c, ctx.settings.int('max_json_bytes'));
+
+  const startSession = (c: Context<TroveEnv>, user: UserRow, setupOnly: boolean) => {
+    const { token, session } = sessions.create(user, setupOnly);
+    setSessionCookie(ctx, c, token, session.expiresAt);
+    ctx.audit.record({ action: 'login', actor: user.username, ip: ipOf(c), target: user.username, detail: { setup_only: setupOnly } });
+    return c.json(meJson(user, factors));
+  };
+
+  app.get('/auth/config', (c) =>
+    c.json({
+      password_login: true,
+      oidc: ctx.settings.string('oidc.issuer') !== '',
+      admin_password_login: ctx.settings.bool('admin_password_login'),
+    }),
+  );
+
+  app.post('/auth/login', async (c) => {
+    const b = await body(c);
+    if (typeof b.username !== 'string' || !b.username || typeof b.password !== 'string') throw badRequest('username and password are required');
+    const ip = ipOf(c);
+    const keys = attemptKeys(ip, b.username);
+    failures.check(keys);
+    const user = ctx.users.byName(b.username);
+    const ok = !!user && !user.disabled && user.kind === 'local' && (await verifyPassword(b.password, user.passwordHash));
+    if (!ok) {
+      failures.fail(keys);
+      ctx.audit.record({ action: 'login.failed', actor: b.username.slice(0, 64), ip, target: b.username.slice(0, 64), detail: { reason: reasonOf(user) } });
+      throw unauthorized(user?.kind === 'oidc' ? 'this account signs in with SSO' : 'wrong user name or password', false);
+    }
+    if (user.isAdmin && !ctx.settings.bool('admin_password_login')) {
+      ctx.audit.record({ action: 'login.refused', actor: user.username, ip, target: user.username, detail: { reason: 'admin_password_login is off' } });
+      throw forbidden('administrators sign in with SSO');
+    }
+    if (!factors.hasSecondFactor(user.id)) return startSession(c, user, true);
+    setLoginCookie(ctx, c, pending.create(user));
+    return c.json({ second_factor: true, methods: factors.methods(user.id) });
+  });
+
+  /** The pending sign-in and its user, or 401 (missing, expired, or the user changed meanwhile). */
+  const pendingUser = (c: Context<TroveEnv>) => {
+    const token = loginCookie(c);
+    const p = pending.get(token);
+    const user = p ? ctx.users.byId(p.userId) : undefined;
+    if (!p || !token || !user || user.disabled || user.credentialsVersion !== p.credentialsVersion) {
+      clearLoginCookie(ctx, c);
+      throw unauthorized('sign-in expired; enter your password again', false);
+    }
+    return { token, p, user };
+  };
+
+  app.post('/auth/login/passkey', async (c) => {
+    const { p, user } = pendingUser(c);
+    const publicKey = await factors.passkeys.assertionOptions(user);
+    p.challenge = publicKey.challenge;
+    return c.json({ publicKey });
+  });
+
+  app.post('/auth/login/second', async (c) => {
+    const { token, p, user } = pendingUser(c);
+    const ip = ipOf(c);
+    factors.check(user, ip);
+    const b = await body(c);
+    const given = (['totp_code', 'passkey', 'recovery_code'] as const).filter((k) => b[k] !== undefined && b[k] !== null);
+    if (given.length !== 1) throw badRequest('send exactly one of totp_code, passkey or recovery_code');
+    let method: LoginMethod | null = null;
+    if (given[0] === 'totp_code' && factors.totp.verify(user.id, b.totp_code)) method = 'totp';
+    if (given[0] === 'recovery_code' && factors.recovery.consume(user.id, b.recovery_code)) method = 'recovery_code';
+    if (given[0] === 'passkey') {
+      const challenge = p.challenge;
+      p.challenge = undefined; // one assertion per challenge
+      if (challenge && (await factors.passkeys.verify(user, b.passkey, challenge))) method = 'passkey';
+    }
+    if (!method) factors.refuse(user, ip, 'login.second_factor_failed');
+    pending.end(token);
+    clearLoginCookie(ctx, c);
+    ctx.log.info({ user: user.username, method }, 'signed in');
+    return startSession(c, user, false);
+  });
+
+  app.post('/auth/logout', (c) => {
+    const token = sessionCookie(c);
+    const cred = c.get('credential');
+    if (token && sessions.end(token) && cred.type === 'user') {
+      ctx.audit.recordFor(c, { action: 'logout', target: cred.user.username });
+    }
+    clearSessionCookie(ctx, c);
+    return c.body(null, 204);
+  });
+
+  return app;
+}
+
+function reasonOf(user: UserRow | undefined): string {
+  if (!user) return 'unknown user';
+  if (user.disabled) return 'disabled';
+  if (user.kind !== 'local') return 'sso user';
+  return 'wrong password';
+}

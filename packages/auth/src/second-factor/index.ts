@@ -1,0 +1,76 @@
+import { unauthorized, type CoreContext, type UserRow } from '@trove/core';
+import type { FreshProofVerifier } from '../contracts.js';
+import type { TokenBuckets } from '../rate-limit/token-buckets.js';
+import { Passkeys } from './passkeys.js';
+import { RecoveryCodes } from './recovery-codes.js';
+import { TotpFactors } from './totp.js';
+
+export type LoginMethod = 'totp' | 'passkey' | 'recovery_code';
+
+/** Failed-attempt limiter keys for a user at an address. */
+export const attemptKeys = (ip: string, username: string) => [`ip:${ip}`, `user:${username.toLowerCase()}`];
+
+/**
+ * A user's second factors: TOTP authenticators, passkeys and recovery codes. A user
+ * "has a second factor" with at least one TOTP authenticator or passkey; recovery codes
+ * are a way back in, not a factor of their own.
+ */
+export class SecondFactors {
+  readonly totp: TotpFactors;
+  readonly passkeys: Passkeys;
+  readonly recovery: RecoveryCodes;
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly failures: TokenBuckets,
+  ) {
+    this.totp = new TotpFactors(ctx);
+    this.passkeys = new Passkeys(ctx);
+    this.recovery = new RecoveryCodes(ctx);
+  }
+
+  hasSecondFactor(userId: string): boolean {
+    return this.totp.list(userId).length > 0 || this.passkeys.list(userId).length > 0;
+  }
+
+  methods(userId: string): LoginMethod[] {
+    const m: LoginMethod[] = [];
+    if (this.totp.list(userId).length) m.push('totp');
+    if (this.passkeys.list(userId).length) m.push('passkey');
+    if (this.recovery.unused(userId) > 0) m.push('recovery_code');
+    return m;
+  }
+
+  /**
+   * Counts a wrong second factor (SPEC: wrong codes count toward the rate limit), records
+   * it in the audit log and answers 401; answers 429 instead once the limit is reached.
+   */
+  refuse(user: UserRow, ip: string, action: string, message = 'wrong second factor'): never {
+    const keys = attemptKeys(ip, user.username);
+    this.failures.fail(keys);
+    this.ctx.audit.record({ action, actor: user.username, ip, target: user.username });
+    throw unauthorized(message, false);
+  }
+
+  check(user: UserRow, ip: string): void {
+    this.failures.check(attemptKeys(ip, user.username));
+  }
+
+  /** The fresh check before a device approval or a manual publish session (contracts.ts). */
+  freshProofVerifier(): FreshProofVerifier {
+    return {
+      verify: async (user, proof, ip) => {
+        this.check(user, ip);
+        if (proof.totp_code !== undefined && proof.totp_code !== null) {
+          if (this.totp.verify(user.id, proof.totp_code)) return 'totp';
+          this.refuse(user, ip, 'second_factor.failed');
+        }
+        if (proof.passkey !== undefined && proof.passkey !== null && this.passkeys.list(user.id).length) {
+          if (await this.passkeys.verifyFresh(user, proof.passkey)) return 'passkey';
+        }
+        this.refuse(user, ip, 'second_factor.failed');
+      },
+      hasSecondFactor: (userId) => this.hasSecondFactor(userId),
+    };
+  }
+}

@@ -1,0 +1,103 @@
+import { Hono, type Context } from 'hono';
+import { badRequest, forbidden, notFound, readJsonObject, type CoreContext, type TroveEnv, type UserRow } from '@trove/core';
+import { requireUiSession } from '../sessions/guards.js';
+import type { UiSessionStore } from '../sessions/ui-sessions.js';
+import type { SecondFactors } from './index.js';
+import { passkeyJson } from './passkeys.js';
+import { totpJson } from './totp.js';
+
+const name = (b: Record<string, unknown>, fallback: string): string => {
+  if (b.name === undefined || b.name === null || b.name === '') return fallback;
+  if (typeof b.name !== 'string' || b.name.length > 100) throw badRequest('name must be a string of at most 100 characters');
+  return b.name.trim() || fallback;
+};
+
+/** `/api/security...`: the SPEC's second-factor management table. UI session only. */
+export function securityRoutes(ctx: CoreContext, factors: SecondFactors, sessions: UiSessionStore): Hono<TroveEnv> {
+  const app = new Hono<TroveEnv>();
+  const body = (c: Context<TroveEnv>) => readJsonObject(c, ctx.settings.int('max_json_bytes'));
+
+  /** A local account (SSO users have no second factor) signed in through the UI. */
+  const owner = (c: Context<TroveEnv>) => {
+    const cred = requireUiSession(c);
+    if (cred.user.kind !== 'local') throw forbidden('SSO users have no second factor');
+    return cred;
+  };
+
+  /** The first factor proven on a setup-only session turns it into a full session. */
+  const added = (c: Context<TroveEnv>, user: UserRow, action: string, target: string) => {
+    const cred = requireUiSession(c);
+    if (cred.setupOnly && cred.credentialId) sessions.upgrade(cred.credentialId);
+    ctx.audit.recordFor(c, { action, target: user.username, detail: { id: target } });
+  };
+
+  app.get('/security', (c) => {
+    const { user } = requireUiSession(c);
+    return c.json({
+      totp: factors.totp.list(user.id).map(totpJson),
+      passkeys: factors.passkeys.list(user.id).map(passkeyJson),
+      recovery_codes: factors.recovery.unused(user.id),
+      second_factor: factors.hasSecondFactor(user.id),
+    });
+  });
+
+  app.post('/security/totp/begin', async (c) => {
+    const { user } = owner(c);
+    return c.json(factors.totp.begin(user, name(await body(c), 'Authenticator app')));
+  });
+
+  app.post('/security/totp/confirm', async (c) => {
+    const { user } = owner(c);
+    const b = await body(c);
+    if (typeof b.setup_id !== 'string' || !b.setup_id) throw badRequest('setup_id is required');
+    if (typeof b.code !== 'string' && typeof b.code !== 'number') throw badRequest('code is required');
+    const row = factors.totp.confirm(user, b.setup_id, String(b.code));
+    added(c, user, 'totp.add', row.id);
+    return c.json(totpJson(row), 201);
+  });
+
+  app.delete('/security/totp/:id', (c) => {
+    const { user } = owner(c);
+    if (!factors.totp.remove(user.id, c.req.param('id'))) throw notFound('TOTP authenticator not found');
+    ctx.audit.recordFor(c, { action: 'totp.delete', target: user.username, detail: { id: c.req.param('id') } });
+    return c.body(null, 204);
+  });
+
+  app.post('/security/passkeys/begin', async (c) => {
+    const { user } = owner(c);
+    return c.json({ publicKey: await factors.passkeys.registrationOptions(user) });
+  });
+
+  app.post('/security/passkeys/finish', async (c) => {
+    const { user } = owner(c);
+    factors.passkeys.rp();
+    const b = await body(c);
+    const row = await factors.passkeys.register(user, name(b, 'Passkey'), b.credential);
+    added(c, user, 'passkey.add', row.id);
+    return c.json(passkeyJson(row), 201);
+  });
+
+  app.post('/security/passkeys/assert', async (c) => {
+    const { user } = owner(c);
+    factors.passkeys.rp();
+    if (!factors.passkeys.list(user.id).length) throw notFound('no passkey registered');
+    return c.json({ publicKey: await factors.passkeys.freshCheckOptions(user) });
+  });
+
+  app.delete('/security/passkeys/:id', (c) => {
+    const { user } = owner(c);
+    factors.passkeys.rp();
+    if (!factors.passkeys.remove(user.id, c.req.param('id'))) throw notFound('passkey not found');
+    ctx.audit.recordFor(c, { action: 'passkey.delete', target: user.username, detail: { id: c.req.param('id') } });
+    return c.body(null, 204);
+  });
+
+  app.post('/security/recovery-codes', (c) => {
+    const { user } = owner(c);
+    const codes = factors.recovery.replace(user.id);
+    ctx.audit.recordFor(c, { action: 'recovery_codes.replace', target: user.username });
+    return c.json({ codes }, 201);
+  });
+
+  return app;
+}

@@ -1,0 +1,71 @@
+import { and, eq, lt } from 'drizzle-orm';
+import { randomBytes } from 'node:crypto';
+import type { CoreContext, UserRow } from '@trove/core';
+import { newId, sha256hex } from '../publish/crypto.js';
+import { uiSessions, type UiSessionRow } from '../accounts/schema.js';
+
+export interface ResolvedSession {
+  session: UiSessionRow;
+  user: UserRow;
+}
+
+/**
+ * UI sign-ins. The cookie carries 256 random bits; the table keeps only their SHA-256
+ * (looked up by primary key, so no timing side channel on the secret itself). A session
+ * lives exactly `session_ttl` from sign-in (absolute, never extended) and ends at once
+ * when its user is disabled or changes password (credentials version moves on).
+ */
+export class UiSessionStore {
+  constructor(private readonly ctx: CoreContext) {}
+
+  create(user: UserRow, setupOnly: boolean): { token: string; session: UiSessionRow } {
+    const token = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    const session = this.ctx.db
+      .insert(uiSessions)
+      .values({
+        tokenHash: sha256hex(token),
+        id: newId(),
+        userId: user.id,
+        credentialsVersion: user.credentialsVersion,
+        setupOnly,
+        createdAt: new Date(now),
+        expiresAt: new Date(now + this.ctx.settings.ms('session_ttl')),
+      })
+      .returning()
+      .get();
+    return { token, session };
+  }
+
+  resolve(token: string): ResolvedSession | null {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const session = this.ctx.db.select().from(uiSessions).where(eq(uiSessions.tokenHash, sha256hex(token))).get();
+    if (!session || session.expiresAt.getTime() <= Date.now()) return null;
+    const user = this.ctx.users.byId(session.userId);
+    if (!user || user.disabled || user.credentialsVersion !== session.credentialsVersion) return null;
+    return { session, user };
+  }
+
+  /** The first second factor was just proven on a setup-only session: it becomes a full session. */
+  upgrade(id: string): void {
+    this.ctx.db.update(uiSessions).set({ setupOnly: false }).where(eq(uiSessions.id, id)).run();
+  }
+
+  /** Ends one session (logout); false when it did not exist. */
+  end(token: string): boolean {
+    return this.ctx.db.delete(uiSessions).where(eq(uiSessions.tokenHash, sha256hex(token))).run().changes > 0;
+  }
+
+  endById(id: string): void {
+    this.ctx.db.delete(uiSessions).where(eq(uiSessions.id, id)).run();
+  }
+
+  purge(now = Date.now()): number {
+    return this.ctx.db.delete(uiSessions).where(lt(uiSessions.expiresAt, new Date(now))).run().changes;
+  }
+
+  /** Sessions of a user signed in before `version` (housekeeping after a password change). */
+  endStale(user: UserRow): void {
+    this.ctx.db.delete(uiSessions).where(and(eq(uiSessions.userId, user.id), lt(uiSessions.credentialsVersion, user.credentialsVersion))).run();
+  }
+}
