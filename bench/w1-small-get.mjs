@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+/**
+ * W1 (BENCH.md): small anonymous GETs of a raw file, Trove against a plain
+ * node:http server streaming the same file and nginx (sendfile), in the same run.
+ * Server and references pinned to core 0, wrk to core 1; runs interleaved so drift
+ * hits all three alike. Target: Trove >= 0.9x plain node.
+ */
+import { SMALL_FILES, publishSmallFiles } from './lib/small-get.mjs';
+import { tempDir } from './lib/files.mjs';
+import { get } from './lib/net.mjs';
+import { resetPeak } from './lib/proc.mjs';
+import { startNginx, startNodeReference } from './lib/references.mjs';
+import { header, line, summary, verdict } from './lib/report.mjs';
+import { fmt, fmtRatio, mib, ratio, spread } from './lib/stats.mjs';
+import { ensureBuilt, startTrove } from './lib/trove.mjs';
+import { wrk } from './lib/wrk.mjs';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 32;
+
+header('W1', `small GET, anonymous (wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${RUNS} runs, median [min-max])`);
+await ensureBuilt();
+const { dir, clean } = tempDir('w1');
+const trove = await startTrove();
+const node = await startNodeReference(dir);
+const nginx = await startNginx(dir);
+const rows = [];
+try {
+  await publishSmallFiles(trove, dir, 'files', { anonymousRead: true });
+  const targets = {
+    trove: (f) => `${trove.url}/raw/files/${f}`,
+    node: (f) => `${node.url}/${f}`,
+    nginx: (f) => `${nginx.url}/${f}`,
+  };
+  resetPeak(trove.pid);
+  const before = trove.memory();
+  for (const f of SMALL_FILES) {
+    for (const [who, url] of Object.entries(targets)) {
+      const r = await get(url(f.name));
+      if (r.status !== 200 || r.body.length !== f.bytes) throw new Error(`${who} answered ${r.status} with ${r.body.length} bytes for ${f.name}`);
+      await wrk(url(f.name), { seconds: 2, connections: CONNECTIONS }); // warm-up (JIT, page cache, prepared statements)
+    }
+    const rps = { trove: [], node: [], nginx: [] };
+    for (let i = 0; i < RUNS; i++) {
+      for (const [who, url] of Object.entries(targets)) {
+        const r = await wrk(url(f.name), { seconds: SECONDS, connections: CONNECTIONS });
+        if (r.non2xx || r.errors) throw new Error(`${who}: ${r.non2xx} non-2xx and ${r.errors} socket errors`);
+        rps[who].push(r.rps);
+      }
+    }
+    const s = Object.fromEntries(Object.entries(rps).map(([k, v]) => [k, spread(v)]));
+    const vsNode = ratio(s.trove.median, s.node.median);
+    const vsNginx = ratio(s.trove.median, s.nginx.median);
+    line(`${f.name.padEnd(14)} trove ${fmt(s.trove)} req/s | node:http ${fmt(s.node)} | nginx ${fmt(s.nginx)}`);
+    line(`${' '.repeat(14)} trove/node ${fmtRatio(vsNode)} (target >= 0.90x: ${verdict(vsNode >= 0.9)}) | trove/nginx ${fmtRatio(vsNginx)}`);
+    rows.push(
+      { name: `${f.name} req/s trove | node | nginx`, value: `${fmt(s.trove)} | ${fmt(s.node)} | ${fmt(s.nginx)}` },
+      { name: `${f.name} trove/node`, value: fmtRatio(vsNode), target: '>= 0.90x', verdict: verdict(vsNode >= 0.9) },
+      { name: `${f.name} trove/nginx`, value: fmtRatio(vsNginx) },
+    );
+  }
+  const after = trove.memory();
+  line(`trove RSS ${mib(before.rss).toFixed(0)} MiB before, peak ${mib(after.hwm).toFixed(0)} MiB during the runs`);
+  rows.push({ name: 'trove RSS before / peak during', value: `${mib(before.rss).toFixed(0)} / ${mib(after.hwm).toFixed(0)} MiB` });
+} finally {
+  await Promise.all([trove.stop(), node.stop(), nginx.stop()]);
+  clean();
+}
+summary({ id: 'W1', title: 'small GET, anonymous', rows });
