@@ -1,0 +1,96 @@
+import type { Context } from 'hono';
+import { notFound, parseRepoPath, serveAsset, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
+import { readSmall } from './digests.js';
+import { checkSegments, checksumSuffix, METADATA, parseMavenPath, splitSuffix, type ChecksumAlgorithm } from './layout.js';
+import { isDirectory, listChildren, renderIndex } from './listing.js';
+import { parseMetadata, snapshotBuildFor } from './metadata.js';
+import type { MavenState } from './state.js';
+
+const encodePath = (path: string) => path.split('/').map(encodeURIComponent).join('/');
+
+/**
+ * GET and HEAD. Order: checksum side files (always derived from the file they describe,
+ * so they can never disagree with it), stored files, `-SNAPSHOT` names of timestamped
+ * builds, then directories (redirected to their `/` form, which answers an HTML index). A path that is none of these is a 404,
+ * or a 400 when it is not even a Maven layout path.
+ */
+export function readHandler(st: MavenState) {
+  const { ctx } = st;
+
+  const serve = (c: Context<TroveEnv>, asset: AssetRow) =>
+    serveAsset(c, ctx.blobs, asset, {
+      redirect: ctx.settings.bool('s3.redirect') ? { ttlSeconds: Math.round(ctx.settings.ms('presign_ttl') / 1000) } : false,
+      filename: asset.path.slice(asset.path.lastIndexOf('/') + 1),
+      ...(asset.path.includes(METADATA) ? { cacheControl: 'no-cache' } : {}),
+    });
+
+  /** `widget-1.0-SNAPSHOT.jar` → the newest timestamped build named in the version's metadata. */
+  async function snapshotAlias(repo: RepoRow, path: string): Promise<AssetRow | undefined> {
+    let p;
+    try {
+      p = parseMavenPath(path);
+    } catch {
+      return undefined;
+    }
+    if (p.kind !== 'artifact' || !p.snapshotAlias) return undefined;
+    const meta = ctx.assets.get(repo, `${p.dir}/${METADATA}`);
+    if (!meta) return undefined;
+    let build: string | null;
+    try {
+      const { classifier, extension } = splitSuffix(p.suffix);
+      build = snapshotBuildFor(parseMetadata((await readSmall(ctx.blobs, meta)).toString('utf8')), classifier, extension);
+    } catch {
+      return undefined;
+    }
+    return build ? ctx.assets.get(repo, `${p.dir}/${p.artifactId}-${build}${p.suffix}`) : undefined;
+  }
+
+  async function checksum(c: Context<TroveEnv>, target: AssetRow, algorithm: ChecksumAlgorithm) {
+    const etag = `"${algorithm}-${target.sha256}"`;
+    const headers = {
+      ETag: etag,
+      'Last-Modified': target.updatedAt.toUTCString(),
+      'Cache-Control': 'private, max-age=0, must-revalidate',
+      'Content-Type': 'text/plain; charset=utf-8',
+      'X-Content-Type-Options': 'nosniff',
+    };
+    if (c.req.header('if-none-match')?.split(',').some((t) => t.trim() === etag)) return new Response(null, { status: 304, headers });
+    const hex = await st.digests.of(target, algorithm);
+    return new Response(c.req.method === 'HEAD' ? null : hex, { status: 200, headers: { ...headers, 'Content-Length': String(hex.length) } });
+  }
+
+  function index(c: Context<TroveEnv>, repo: RepoRow, dir: string) {
+    const { children, truncated } = listChildren(ctx.assets, repo, dir);
+    return c.html(renderIndex(repo.name, dir, children, truncated), 200, { 'Cache-Control': 'no-cache' });
+  }
+
+  return async (c: Context<TroveEnv>) => {
+    const { repo: name, path, trailingSlash } = parseRepoPath(c, 'maven');
+    const repo = ctx.access.requireRead(c.get('credential'), name, 'maven');
+    if (!path) {
+      if (!trailingSlash) return c.redirect(`/maven/${encodeURIComponent(repo.name)}/`, 301);
+      return index(c, repo, '');
+    }
+    checkSegments(path);
+    if (trailingSlash) {
+      if (isDirectory(ctx.assets, repo, path)) return index(c, repo, path);
+      throw notFound(`${path}/ not found`);
+    }
+
+    const algorithm = checksumSuffix(path.slice(path.lastIndexOf('/') + 1));
+    if (algorithm) {
+      const targetPath = path.slice(0, -(algorithm.length + 1));
+      const target = ctx.assets.get(repo, targetPath) ?? (await snapshotAlias(repo, targetPath));
+      if (target) return checksum(c, target, algorithm);
+    } else {
+      const asset = ctx.assets.get(repo, path) ?? (await snapshotAlias(repo, path));
+      if (asset) return serve(c, asset);
+    }
+
+    if (isDirectory(ctx.assets, repo, path)) {
+      return c.redirect(`/maven/${encodeURIComponent(repo.name)}/${encodePath(path)}/`, 301);
+    }
+    parseMavenPath(path); // 400 for what is not a Maven path at all
+    throw notFound(`${path} not found`);
+  };
+}

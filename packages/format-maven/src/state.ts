@@ -1,0 +1,18 @@
+import type { FormatContext } from '@trove/core';
+import { Digests, RecentSubmissions } from './digests.js';
+import { KeyedLock } from './keyed-lock.js';
+
+/** What the read and write handlers of one mounted Maven format share. */
+export interface MavenState {
+  ctx: FormatContext;
+  locks: KeyedLock;
+  digests: Digests;
+  submissions: RecentSubmissions;
+}
+
+export function createState(ctx: FormatContext): MavenState {
+  return { ctx, locks: new KeyedLock(), digests: new Digests(ctx.blobs), submissions: new RecentSubmissions() };
+}
+
+/** Lock and memory keys are per repository and path. */
+export const pathKey = (repoId: number, path: string) => `${repoId}:${path}`;

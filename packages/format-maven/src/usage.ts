@@ -1,0 +1,183 @@
+import type { UsageInput, UsageSnippet } from '@trove/core';
+
+/**
+ * Client set-up for a repository. Credentials always come from the environment:
+ * TROVE_USER + TROVE_TOKEN (a read token) to resolve from a private repository,
+ * TROVE_PUBLISH_TOKEN (a publish session) to deploy. The user name is not checked.
+ */
+export function mavenUsage({ baseUrl, repo }: UsageInput): UsageSnippet[] {
+  const url = `${baseUrl}/maven/${repo.name}`;
+  const id = `trove-${repo.name}`;
+  const needsRead = !repo.anonymousRead;
+  const readServer = needsRead
+    ? `
+    <server>
+      <id>${id}</id>
+      <username>\${env.TROVE_USER}</username>
+      <password>\${env.TROVE_TOKEN}</password>
+    </server>`
+    : '';
+  const gradleKtsCreds = needsRead
+    ? `
+        credentials {
+            username = System.getenv("TROVE_USER") ?: "token"
+            password = System.getenv("TROVE_TOKEN")
+        }`
+    : '';
+  const gradleGroovyCreds = needsRead
+    ? `
+        credentials {
+            username = System.getenv('TROVE_USER') ?: 'token'
+            password = System.getenv('TROVE_TOKEN')
+        }`
+    : '';
+  return [
+    {
+      title: 'Maven: ~/.m2/settings.xml (credentials from the environment)',
+      lang: 'xml',
+      code: `<settings>
+  <servers>${readServer}
+    <server>
+      <id>${id}-publish</id>
+      <username>ci</username>
+      <password>\${env.TROVE_PUBLISH_TOKEN}</password>
+    </server>
+  </servers>
+  <profiles>
+    <profile>
+      <id>trove</id>
+      <repositories>
+        <repository>
+          <id>${id}</id>
+          <url>${url}</url>
+          <releases><enabled>true</enabled></releases>
+          <snapshots><enabled>true</enabled></snapshots>
+        </repository>
+      </repositories>
+      <pluginRepositories>
+        <pluginRepository>
+          <id>${id}</id>
+          <url>${url}</url>
+        </pluginRepository>
+      </pluginRepositories>
+    </profile>
+  </profiles>
+  <activeProfiles>
+    <activeProfile>trove</activeProfile>
+  </activeProfiles>
+</settings>`,
+    },
+    {
+      title: 'Maven: pom.xml distributionManagement',
+      lang: 'xml',
+      code: `<distributionManagement>
+  <repository>
+    <id>${id}-publish</id>
+    <url>${url}</url>
+  </repository>
+  <snapshotRepository>
+    <id>${id}-publish</id>
+    <url>${url}</url>
+  </snapshotRepository>
+</distributionManagement>`,
+    },
+    {
+      title: 'Maven: deploy (TROVE_PUBLISH_TOKEN holds a publish session token)',
+      lang: 'shell',
+      code: `TROVE_PUBLISH_TOKEN=trs_... mvn deploy`,
+    },
+    {
+      title: 'Gradle Kotlin: settings.gradle.kts (Gradle plugins from this repository)',
+      lang: 'kotlin',
+      code: `pluginManagement {
+    repositories {
+        maven {
+            url = uri("${url}")${gradleKtsCreds}
+        }
+        gradlePluginPortal()
+    }
+}`,
+    },
+    {
+      title: 'Gradle Kotlin: build.gradle.kts',
+      lang: 'kotlin',
+      code: `plugins {
+    \`java-library\`
+    \`maven-publish\`
+}
+
+repositories {
+    maven {
+        url = uri("${url}")${gradleKtsCreds.replace(/\n {4}/g, '\n')}
+    }
+}
+
+publishing {
+    publications {
+        create<MavenPublication>("maven") {
+            from(components["java"])
+        }
+    }
+    repositories {
+        maven {
+            name = "trove"
+            url = uri("${url}")
+            credentials {
+                username = "ci"
+                password = System.getenv("TROVE_PUBLISH_TOKEN")
+            }
+        }
+    }
+}`,
+    },
+    {
+      title: 'Gradle Groovy: settings.gradle (Gradle plugins from this repository)',
+      lang: 'groovy',
+      code: `pluginManagement {
+    repositories {
+        maven {
+            url '${url}'${gradleGroovyCreds}
+        }
+        gradlePluginPortal()
+    }
+}`,
+    },
+    {
+      title: 'Gradle Groovy: build.gradle',
+      lang: 'groovy',
+      code: `plugins {
+    id 'java-library'
+    id 'maven-publish'
+}
+
+repositories {
+    maven {
+        url '${url}'${gradleGroovyCreds.replace(/\n {4}/g, '\n')}
+    }
+}
+
+publishing {
+    publications {
+        maven(MavenPublication) {
+            from components.java
+        }
+    }
+    repositories {
+        maven {
+            name = 'trove'
+            url = '${url}'
+            credentials {
+                username = 'ci'
+                password = System.getenv('TROVE_PUBLISH_TOKEN')
+            }
+        }
+    }
+}`,
+    },
+    {
+      title: 'Gradle: publish (TROVE_PUBLISH_TOKEN holds a publish session token)',
+      lang: 'shell',
+      code: `TROVE_PUBLISH_TOKEN=trs_... ./gradlew publish`,
+    },
+  ];
+}
