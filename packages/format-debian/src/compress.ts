@@ -1,0 +1,28 @@
+import { spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { gzip as gzipCb, constants } from 'node:zlib';
+
+const gzipAsync = promisify(gzipCb);
+
+/** gzip on libuv's thread pool, so the event loop keeps serving while an index compresses. */
+export const gzip = (data: Buffer): Promise<Buffer> => gzipAsync(data, { level: constants.Z_BEST_COMPRESSION });
+
+/**
+ * xz through xz-utils' `xz` (a dependency of dpkg, so present wherever apt repositories are
+ * built). No maintained pure-JS/WebAssembly xz *encoder* exists on npm; the native-addon one
+ * (@napi-rs/lzma) ships per-platform binaries as optional dependencies that pnpm did not link here.
+ * Runs in its own process: compression never blocks the event loop.
+ */
+export function xz(data: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('xz', ['--compress', '--stdout', '--threads=1', '-6', '--check=crc64'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    child.on('error', (e) => reject(new Error(`cannot run xz: ${e.message}`)));
+    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`xz exited with ${code}: ${err.trim()}`))));
+    child.stdin.on('error', () => {}); // reported through 'close'
+    child.stdin.end(data);
+  });
+}

@@ -1,0 +1,89 @@
+import { Hono, type Context } from 'hono';
+import { notFound, unavailable, parseRepoPath, receiveUpload, serveAsset, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
+import { ingestDeb } from './ingest.js';
+import { checkComponent, checkDist } from './names.js';
+import { debianState } from './state.js';
+
+const INDEX_TYPES: [RegExp, string][] = [
+  [/\.gz$/, 'application/gzip'],
+  [/\.xz$/, 'application/x-xz'],
+  [/Release\.gpg$/, 'application/pgp-signature'],
+  [/./, 'text/plain; charset=utf-8'],
+];
+
+function notModified(c: Context<TroveEnv>, etag: string, lastModified: Date): boolean {
+  const inm = c.req.header('if-none-match');
+  if (inm !== undefined) return inm.split(',').some((t) => t.trim() === etag || t.trim() === '*' || t.trim() === `W/${etag}`);
+  const ims = c.req.header('if-modified-since');
+  if (!ims) return false;
+  const t = Date.parse(ims);
+  return !Number.isNaN(t) && Math.floor(lastModified.getTime() / 1000) <= Math.floor(t / 1000);
+}
+
+export function debianRoutes(ctx: FormatContext) {
+  const app = new Hono<TroveEnv>();
+  const state = () => debianState(ctx);
+
+  const upload = async (c: Context<TroveEnv>) => {
+    const { repo: name, path } = parseRepoPath(c, 'debian');
+    const [upload, dist, component, ...rest] = path.split('/');
+    if (upload !== 'upload' || !dist || !component || rest.length) throw notFound('not found');
+    const repo = ctx.access.requireWrite(c.get('credential'), name, 'debian');
+    checkDist(dist);
+    checkComponent(component);
+    const file = await receiveUpload(c, ctx.spool, { maxBytes: ctx.settings.int('max_upload_bytes'), algorithms: ['md5'] });
+    const cred = c.get('credential');
+    const { status, answer } = await ingestDeb(state(), repo, dist, component, file, cred.type === 'publish' ? cred.grant.actor : '');
+    return c.json(answer, status);
+  };
+  app.put('/debian/:repo/upload/*', upload);
+  app.post('/debian/:repo/upload/*', upload);
+
+  // Hono answers HEAD through GET routes; both responders send no body for HEAD.
+  app.get('/debian/:repo/*', async (c) => {
+    const { repo: name, path } = parseRepoPath(c, 'debian');
+    const repo = ctx.access.requireRead(c.get('credential'), name, 'debian');
+    if (path.startsWith('dists/')) return serveIndex(c, repo, path.slice('dists/'.length));
+    if (path.startsWith('pool/')) {
+      const asset = ctx.assets.get(repo, path);
+      if (!asset) throw notFound(`${path} not found`);
+      return serveAsset(c, ctx.blobs, asset, {
+        redirect: ctx.settings.bool('s3.redirect') ? { ttlSeconds: Math.round(ctx.settings.ms('presign_ttl') / 1000) } : false,
+        filename: path.split('/').pop(),
+        cacheControl: repo.anonymousRead ? 'public, max-age=86400' : 'private, max-age=86400',
+      });
+    }
+    throw notFound(`${path || '/'} not found`);
+  });
+
+  /** Index files come from the current generation, read in one snapshot with the generation pointer. */
+  function serveIndex(c: Context<TroveEnv>, repo: RepoRow, rest: string) {
+    const slash = rest.indexOf('/');
+    if (slash <= 0) throw notFound(`dists/${rest} not found`);
+    const dist = rest.slice(0, slash);
+    const file = state().store.read(repo.id, dist, rest.slice(slash + 1));
+    if (!file) throw notFound(`dists/${rest} not found`);
+    const etag = `"${file.sha256}"`;
+    const modified = new Date(file.builtAt);
+    const byHash = rest.includes('/by-hash/');
+    const headers: Record<string, string> = {
+      ETag: etag,
+      'Last-Modified': modified.toUTCString(),
+      'Cache-Control': `${repo.anonymousRead ? 'public' : 'private'}, ${byHash ? 'max-age=31536000, immutable' : 'max-age=0, must-revalidate'}`,
+      'X-Content-Type-Options': 'nosniff',
+    };
+    if (notModified(c, etag, modified)) return c.body(null, 304, headers);
+    headers['Content-Type'] = INDEX_TYPES.find(([re]) => re.test(rest))![1];
+    headers['Content-Length'] = String(file.size);
+    if (c.req.method === 'HEAD') return c.body(null, 200, headers);
+    return c.body(new Uint8Array(file.data) as Uint8Array<ArrayBuffer>, 200, headers);
+  }
+
+  app.get('/keys/debian.asc', async (c) => {
+    const key = state().keys.loaded();
+    if (!key) throw unavailable('the signing key is not loaded yet');
+    return c.body(key.publicArmored, 200, { 'Content-Type': 'application/pgp-keys', 'Cache-Control': 'no-cache' });
+  });
+
+  return app;
+}

@@ -1,0 +1,106 @@
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { schema } from '@trove/core';
+
+const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' });
+
+/**
+ * One row per (package, version, architecture) in a repository: the pool is shared by all
+ * distributions, as in Debian. `control` is the package's control paragraph as uploaded
+ * (minus any index-only fields), so building an index never re-reads a .deb.
+ */
+export const debPackages = sqliteTable(
+  'deb_packages',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => schema.repos.id, { onDelete: 'cascade' }),
+    package: text('package').notNull(),
+    version: text('version').notNull(),
+    architecture: text('architecture').notNull(),
+    /** Pool path, relative to the repository root (`pool/main/h/hello/hello_1.0_amd64.deb`). */
+    filename: text('filename').notNull(),
+    size: integer('size').notNull(),
+    md5: text('md5').notNull(),
+    sha256: text('sha256').notNull(),
+    control: text('control').notNull(),
+    createdAt: timestamp('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('deb_packages_identity').on(t.repoId, t.package, t.version, t.architecture)],
+);
+
+/** Which packages a distribution's component lists. */
+export const debEntries = sqliteTable(
+  'deb_entries',
+  {
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => schema.repos.id, { onDelete: 'cascade' }),
+    dist: text('dist').notNull(),
+    component: text('component').notNull(),
+    packageId: integer('package_id')
+      .notNull()
+      .references(() => debPackages.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.repoId, t.dist, t.component, t.packageId] })],
+);
+
+/**
+ * Index units waiting for a rebuild. `arch` is a real architecture, `all` (every architecture
+ * of the component), or '' with component '' (re-sign the distribution's Release only).
+ * Persisted so a restart finishes what a crash interrupted.
+ */
+export const debDirty = sqliteTable(
+  'deb_dirty',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => schema.repos.id, { onDelete: 'cascade' }),
+    dist: text('dist').notNull(),
+    component: text('component').notNull(),
+    arch: text('arch').notNull(),
+  },
+  (t) => [index('deb_dirty_unit').on(t.repoId, t.dist, t.component, t.arch)],
+);
+
+/** The generation of a distribution's index files that readers see. */
+export const debDists = sqliteTable(
+  'deb_dists',
+  {
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => schema.repos.id, { onDelete: 'cascade' }),
+    dist: text('dist').notNull(),
+    generation: integer('generation').notNull(),
+    builtAt: timestamp('built_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.repoId, t.dist] })],
+);
+
+/**
+ * Index files per generation, path relative to `dists/{dist}/`. The current and the previous
+ * generation are kept, so `by-hash/` lookups of a client that fetched the previous Release still work.
+ */
+export const debFiles = sqliteTable(
+  'deb_files',
+  {
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => schema.repos.id, { onDelete: 'cascade' }),
+    dist: text('dist').notNull(),
+    generation: integer('generation').notNull(),
+    path: text('path').notNull(),
+    size: integer('size').notNull(),
+    md5: text('md5').notNull(),
+    sha256: text('sha256').notNull(),
+    sha512: text('sha512').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.repoId, t.dist, t.generation, t.path] }), index('deb_files_sha256').on(t.sha256)],
+);
+
+/** Content of index files, addressed by sha256 (unchanged units share rows across generations). */
+export const debBlobs = sqliteTable('deb_blobs', {
+  sha256: text('sha256').primaryKey(),
+  data: blob('data', { mode: 'buffer' }).notNull(),
+});

@@ -1,0 +1,51 @@
+import type { CoreContext } from '@trove/core';
+import { buildDist, type BuildResult } from './build.js';
+import { Rebuilder } from './rebuilder.js';
+import { SigningKeys } from './signing.js';
+import { DebianStore } from './store.js';
+
+/** Everything the format keeps per core instance (a process may run several, e.g. tests). */
+export interface DebianState {
+  ctx: CoreContext;
+  store: DebianStore;
+  keys: SigningKeys;
+  rebuilder: Rebuilder;
+  /** Last builds, newest last (for logs and benchmarks). */
+  lastBuilds: { repo: string; dist: string; result: BuildResult; ms: number }[];
+}
+
+const states = new WeakMap<CoreContext, DebianState>();
+
+export function debianState(ctx: CoreContext): DebianState {
+  let st = states.get(ctx);
+  if (st) return st;
+  const store = new DebianStore(ctx.db);
+  const state: DebianState = {
+    ctx,
+    store,
+    lastBuilds: [],
+    keys: new SigningKeys(ctx, () => {
+      // A new key re-signs every distribution.
+      store.markResign();
+      state.rebuilder.notify();
+    }),
+    rebuilder: new Rebuilder(ctx, () => rebuildAll(state)),
+  };
+  states.set(ctx, state);
+  return state;
+}
+
+/** Builds every distribution with dirty units, one after another. */
+export async function rebuildAll(state: DebianState): Promise<void> {
+  for (const { repoId, dist } of state.store.dirtyDists()) {
+    const repo = state.ctx.repos.byId(repoId);
+    if (!repo) continue;
+    const started = performance.now();
+    const result = await buildDist(state.store, state.keys, repo, dist);
+    if (!result) continue;
+    const ms = Math.round(performance.now() - started);
+    state.lastBuilds.push({ repo: repo.name, dist, result, ms });
+    if (state.lastBuilds.length > 20) state.lastBuilds.shift();
+    state.ctx.log.info({ repo: repo.name, dist, generation: result.generation, units: result.rebuiltUnits.length, ms }, 'debian indexes rebuilt');
+  }
+}

@@ -1,0 +1,191 @@
+import type Database from 'better-sqlite3';
+import type { TroveDb } from '@trove/core';
+
+export interface PackageRow {
+  id: number;
+  package: string;
+  version: string;
+  architecture: string;
+  filename: string;
+  size: number;
+  md5: string;
+  sha256: string;
+  control: string;
+}
+
+export interface IndexFile {
+  path: string;
+  size: number;
+  md5: string;
+  sha256: string;
+  sha512: string;
+}
+
+export interface DirtyUnit {
+  dist: string;
+  component: string;
+  arch: string;
+}
+
+/**
+ * The Debian tables, through prepared statements on the raw better-sqlite3 handle:
+ * index builds read thousands of rows, and the query builder's per-row mapping is
+ * measurable there (see docs/performance.md, W5).
+ */
+export class DebianStore {
+  readonly sql: Database.Database;
+  private readonly s;
+
+  constructor(db: TroveDb) {
+    this.sql = (db as unknown as { $client: Database.Database }).$client;
+    const p = (q: string) => this.sql.prepare(q);
+    this.s = {
+      packageByIdentity: p('SELECT * FROM deb_packages WHERE repo_id = ? AND package = ? AND version = ? AND architecture = ?'),
+      insertPackage: p(
+        `INSERT INTO deb_packages (repo_id, package, version, architecture, filename, size, md5, sha256, control, created_at)
+         VALUES (@repoId, @package, @version, @architecture, @filename, @size, @md5, @sha256, @control, @createdAt)
+         ON CONFLICT (repo_id, package, version, architecture) DO NOTHING`,
+      ),
+      insertEntry: p('INSERT OR IGNORE INTO deb_entries (repo_id, dist, component, package_id) VALUES (?, ?, ?, ?)'),
+      markDirty: p('INSERT INTO deb_dirty (repo_id, dist, component, arch) VALUES (?, ?, ?, ?)'),
+      dirtyRepos: p('SELECT DISTINCT repo_id AS repoId, dist FROM deb_dirty ORDER BY seq'),
+      dirtyOf: p('SELECT seq, dist, component, arch FROM deb_dirty WHERE repo_id = ? AND dist = ?'),
+      clearDirty: p('DELETE FROM deb_dirty WHERE repo_id = ? AND dist = ? AND seq <= ?'),
+      pendingCount: p(
+        `SELECT count(*) AS n FROM (SELECT DISTINCT dist, component, arch FROM deb_dirty WHERE repo_id = ?)`,
+      ),
+      distsOf: p('SELECT DISTINCT dist FROM deb_entries WHERE repo_id = ? UNION SELECT dist FROM deb_dists WHERE repo_id = ?'),
+      allDists: p('SELECT DISTINCT repo_id AS repoId, dist FROM deb_entries UNION SELECT repo_id, dist FROM deb_dists'),
+      componentsOf: p('SELECT DISTINCT component FROM deb_entries WHERE repo_id = ? AND dist = ? ORDER BY component'),
+      archesOf: p(
+        `SELECT DISTINCT p.architecture AS arch FROM deb_entries e JOIN deb_packages p ON p.id = e.package_id
+         WHERE e.repo_id = ? AND e.dist = ? AND p.architecture <> 'all'`,
+      ),
+      unitPackages: p(
+        `SELECT p.filename, p.size, p.md5, p.sha256, p.control FROM deb_entries e JOIN deb_packages p ON p.id = e.package_id
+         WHERE e.repo_id = ? AND e.dist = ? AND e.component = ? AND p.architecture IN (?, 'all')
+         ORDER BY p.package, p.version, p.architecture`,
+      ),
+      generation: p('SELECT generation, built_at AS builtAt FROM deb_dists WHERE repo_id = ? AND dist = ?'),
+      filesOf: p('SELECT path, size, md5, sha256, sha512 FROM deb_files WHERE repo_id = ? AND dist = ? AND generation = ?'),
+      fileAt: p('SELECT f.size, f.sha256, b.data FROM deb_files f JOIN deb_blobs b ON b.sha256 = f.sha256 WHERE f.repo_id = ? AND f.dist = ? AND f.generation = ? AND f.path = ?'),
+      byHash: p(
+        `SELECT f.size, f.sha256, b.data FROM deb_files f JOIN deb_blobs b ON b.sha256 = f.sha256
+         WHERE f.repo_id = @repoId AND f.dist = @dist AND f.generation >= @minGen AND f.path LIKE @dir ESCAPE '\\'
+           AND (f.md5 = @hash OR f.sha256 = @hash OR f.sha512 = @hash) LIMIT 1`,
+      ),
+      insertBlob: p('INSERT OR IGNORE INTO deb_blobs (sha256, data) VALUES (?, ?)'),
+      insertFile: p('INSERT INTO deb_files (repo_id, dist, generation, path, size, md5, sha256, sha512) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+      upsertDist: p(
+        `INSERT INTO deb_dists (repo_id, dist, generation, built_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (repo_id, dist) DO UPDATE SET generation = excluded.generation, built_at = excluded.built_at`,
+      ),
+      dropOldFiles: p('DELETE FROM deb_files WHERE repo_id = ? AND dist = ? AND generation < ?'),
+      gcBlobs: p('DELETE FROM deb_blobs WHERE NOT EXISTS (SELECT 1 FROM deb_files f WHERE f.sha256 = deb_blobs.sha256)'),
+    };
+  }
+
+  packageByIdentity(repoId: number, pkg: string, version: string, arch: string): PackageRow | undefined {
+    return this.s.packageByIdentity.get(repoId, pkg, version, arch) as PackageRow | undefined;
+  }
+
+  /**
+   * Records a package (if new) and its membership in (dist, component), and marks the
+   * affected index units dirty, in one transaction. Returns the stored row and whether
+   * anything changed; a different row under the same identity is the caller's 409.
+   */
+  addPackage(
+    repoId: number,
+    dist: string,
+    component: string,
+    row: Omit<PackageRow, 'id'>,
+  ): { stored: PackageRow; createdPackage: boolean; createdEntry: boolean } {
+    return this.sql.transaction(() => {
+      const created = this.s.insertPackage.run({ repoId, ...row, createdAt: Date.now() }).changes > 0;
+      const stored = this.packageByIdentity(repoId, row.package, row.version, row.architecture)!;
+      if (stored.sha256 !== row.sha256) return { stored, createdPackage: false, createdEntry: false };
+      const entry = this.s.insertEntry.run(repoId, dist, component, stored.id).changes > 0;
+      if (entry) this.s.markDirty.run(repoId, dist, component, row.architecture);
+      return { stored, createdPackage: created, createdEntry: entry };
+    }).immediate();
+  }
+
+  markDirty(repoId: number, dist: string, component: string, arch: string): void {
+    this.s.markDirty.run(repoId, dist, component, arch);
+  }
+
+  /** Queues a re-sign (Release only) of every distribution, or of one repository's. */
+  markResign(repoId?: number): number {
+    const rows = (repoId === undefined ? this.s.allDists.all() : this.s.distsOf.all(repoId, repoId).map((r: any) => ({ repoId, dist: r.dist }))) as {
+      repoId: number;
+      dist: string;
+    }[];
+    this.sql.transaction(() => rows.forEach((r) => this.s.markDirty.run(r.repoId, r.dist, '', ''))).immediate();
+    return rows.length;
+  }
+
+  dirtyDists(): { repoId: number; dist: string }[] {
+    return this.s.dirtyRepos.all() as { repoId: number; dist: string }[];
+  }
+
+  dirtyUnits(repoId: number, dist: string): { units: DirtyUnit[]; maxSeq: number } {
+    const rows = this.s.dirtyOf.all(repoId, dist) as (DirtyUnit & { seq: number })[];
+    return { units: rows, maxSeq: rows.reduce((m, r) => Math.max(m, r.seq), 0) };
+  }
+
+  pending(repoId: number): number {
+    return (this.s.pendingCount.get(repoId) as { n: number }).n;
+  }
+
+  components(repoId: number, dist: string): string[] {
+    return (this.s.componentsOf.all(repoId, dist) as { component: string }[]).map((r) => r.component);
+  }
+
+  arches(repoId: number, dist: string): string[] {
+    return (this.s.archesOf.all(repoId, dist) as { arch: string }[]).map((r) => r.arch);
+  }
+
+  /** The rows of one index unit; `iterate` keeps only one row in flight at a time. */
+  unitPackages(repoId: number, dist: string, component: string, arch: string): IterableIterator<Pick<PackageRow, 'filename' | 'size' | 'md5' | 'sha256' | 'control'>> {
+    return this.s.unitPackages.iterate(repoId, dist, component, arch) as IterableIterator<any>;
+  }
+
+  current(repoId: number, dist: string): { generation: number; builtAt: number } | undefined {
+    return this.s.generation.get(repoId, dist) as { generation: number; builtAt: number } | undefined;
+  }
+
+  files(repoId: number, dist: string, generation: number): IndexFile[] {
+    return this.s.filesOf.all(repoId, dist, generation) as IndexFile[];
+  }
+
+  /** One file of the current generation; the generation is read in the same statement's snapshot. */
+  read(repoId: number, dist: string, path: string): { size: number; sha256: string; data: Buffer; builtAt: number } | undefined {
+    return this.sql.transaction(() => {
+      const cur = this.current(repoId, dist);
+      if (!cur) return undefined;
+      const byHash = /^(.*\/)by-hash\/(MD5Sum|SHA256|SHA512)\/([0-9a-f]{32,128})$/.exec(path);
+      const row = byHash
+        ? this.s.byHash.get({ repoId, dist, minGen: cur.generation - 1, dir: byHash[1]!.replace(/[\\%_]/g, (m) => '\\' + m) + '%', hash: byHash[3] })
+        : this.s.fileAt.get(repoId, dist, cur.generation, path);
+      return row ? { ...(row as { size: number; sha256: string; data: Buffer }), builtAt: cur.builtAt } : undefined;
+    })();
+  }
+
+  /**
+   * Makes a new generation visible in one transaction: its files, the generation pointer,
+   * dropping generations older than the previous one, and the dirty rows it consumed.
+   */
+  publish(repoId: number, dist: string, generation: number, files: (IndexFile & { data?: Buffer })[], consumedSeq: number): void {
+    const now = Date.now();
+    this.sql.transaction(() => {
+      for (const f of files) {
+        if (f.data) this.s.insertBlob.run(f.sha256, f.data);
+        this.s.insertFile.run(repoId, dist, generation, f.path, f.size, f.md5, f.sha256, f.sha512);
+      }
+      this.s.upsertDist.run(repoId, dist, generation, now);
+      this.s.dropOldFiles.run(repoId, dist, generation - 1);
+      this.s.clearDirty.run(repoId, dist, consumedSeq);
+      this.s.gcBlobs.run();
+    }).immediate();
+  }
+}
