@@ -1,0 +1,62 @@
+/**
+ * The JSON API client: same-origin cookies, JSON bodies, and the API's `{"error"}` bodies
+ * turned into an `ApiError` whose message is shown to people as is.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfter: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+function messageFor(status: number, body: unknown, retryAfter: number | null): string {
+  const error = body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : '';
+  if (status === 429) return `Too many attempts. Try again in ${retryAfter ?? 'a few'} seconds.`;
+  if (error) return error.charAt(0).toUpperCase() + error.slice(1);
+  if (status === 0) return 'The server cannot be reached. Check your connection and try again.';
+  if (status >= 500) return `The server failed (${status}). Try again in a moment.`;
+  return `The request failed (${status}).`;
+}
+
+export async function request<T>(method: Method, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json', ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, messageFor(0, null, null));
+  }
+  if (res.status === 204) return undefined as T;
+  const data: unknown = await res.json().catch(() => null);
+  if (!res.ok) {
+    const retry = Number(res.headers.get('retry-after'));
+    const retryAfter = Number.isFinite(retry) && retry > 0 ? retry : null;
+    throw new ApiError(res.status, messageFor(res.status, data, retryAfter), retryAfter);
+  }
+  return data as T;
+}
+
+export const get = <T>(path: string) => request<T>('GET', path);
+export const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
+export const put = <T>(path: string, body: unknown) => request<T>('PUT', path, body);
+export const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, body);
+export const del = (path: string, headers?: Record<string, string>) => request<void>('DELETE', path, undefined, headers);
+
+/** Builds `/api/...?a=b` from a path and defined query values, encoding each. */
+export function url(path: string, query: Record<string, string | number | undefined | null> = {}): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+export const enc = encodeURIComponent;

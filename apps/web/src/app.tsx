@@ -1,0 +1,109 @@
+import { useEffect, type ReactNode } from 'react';
+import { ErrorMessage, Loading } from './components/states';
+import { Header } from './header';
+import { AdminRepoPage } from './pages/admin/admin-repo-page';
+import { AdminReposPage } from './pages/admin/admin-repos-page';
+import { UsersPage } from './pages/admin/users-page';
+import { LoginPage } from './pages/login';
+import { NotFound } from './pages/not-found';
+import { PublishingPage } from './pages/publishing/publishing-page';
+import { RepoPage } from './pages/repos/repo-page';
+import { ReposPage } from './pages/repos/repos-page';
+import { SecurityPage } from './pages/security/security-page';
+import { TokensPage } from './pages/tokens';
+import { link, navigate, useRoute, type Route } from './router';
+import { useSession } from './session';
+
+const TITLES: Record<string, string> = {
+  login: 'Sign in',
+  security: 'Security',
+  tokens: 'Read tokens',
+  publishing: 'Publishing',
+  admin: 'Administration',
+  repos: 'Repositories',
+};
+
+/** Sends anonymous visitors to sign-in (and back afterwards), and accounts without a second factor to set one up. */
+function Gate({ route, admin, children }: { route: Route; admin?: boolean; children: ReactNode }) {
+  const { session } = useSession();
+  const toLogin = session.state === 'anonymous';
+  const toSetup = session.state === 'user' && session.me.second_factor_required && session.me.kind === 'local' && route.segments[0] !== 'security';
+  useEffect(() => {
+    if (toLogin) navigate(link('login', { next: route.raw }));
+    else if (toSetup) navigate(link('security', { setup: '1' }));
+  }, [toLogin, toSetup, route.raw]);
+  if (session.state === 'loading') return <Loading what="your account" />;
+  if (session.state === 'error') return <ErrorMessage error={session.error} onRetry={() => location.reload()} />;
+  if (session.state !== 'user' || toSetup) return null;
+  if (admin && !session.me.is_admin) return <ErrorMessage error="This page is for admins only." />;
+  return <>{children}</>;
+}
+
+function Page({ route }: { route: Route }) {
+  const [first, second] = route.segments;
+  switch (first) {
+    case undefined:
+    case 'repos':
+      return second ? <RepoPage repo={second} query={route.query} /> : <ReposPage query={route.query} />;
+    case 'login':
+      return <LoginPage query={route.query} />;
+    case 'security':
+      return (
+        <Gate route={route}>
+          <SecurityPage setup={route.query.get('setup') === '1'} />
+        </Gate>
+      );
+    case 'tokens':
+      return (
+        <Gate route={route}>
+          <TokensPage />
+        </Gate>
+      );
+    case 'publishing':
+      return (
+        <Gate route={route}>
+          <PublishingPage userCode={route.query.get('code') ?? route.query.get('user_code') ?? ''} />
+        </Gate>
+      );
+    case 'admin':
+      if (second === 'users')
+        return (
+          <Gate route={route} admin>
+            <UsersPage />
+          </Gate>
+        );
+      if (second === 'repos')
+        return (
+          <Gate route={route} admin>
+            {route.segments[2] ? <AdminRepoPage name={route.segments[2]} created={route.query.get('created') === '1'} /> : <AdminReposPage creating={route.query.get('new') === '1'} />}
+          </Gate>
+        );
+      return <NotFound />;
+    default:
+      return <NotFound />;
+  }
+}
+
+export function App() {
+  const route = useRoute();
+  const title = TITLES[route.segments[0] ?? 'repos'] ?? 'Trove';
+  useEffect(() => {
+    document.title = `${route.segments[1] && route.segments[0] === 'repos' ? route.segments[1] : title} · Trove`;
+  }, [title, route.segments]);
+  // Move focus to the new page's heading so keyboard and screen-reader users land on it.
+  useEffect(() => {
+    const h = document.querySelector<HTMLElement>('main h1');
+    h?.focus({ preventScroll: true });
+  }, [route.raw.split('?')[0]]);
+  return (
+    <>
+      <a className="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <Header route={route} />
+      <main id="main" tabIndex={-1}>
+        <Page route={route} />
+      </main>
+    </>
+  );
+}

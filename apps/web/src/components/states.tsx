@@ -1,0 +1,50 @@
+import type { ReactNode } from 'react';
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="muted loading" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" /> Loading {what}…
+    </p>
+  );
+}
+
+export function ErrorMessage({ error, onRetry }: { error: string; onRetry?: () => void }) {
+  if (!error) return null;
+  return (
+    <div role="alert" className="alert error">
+      <span>{error}</span>
+      {onRetry && (
+        <button type="button" className="link" onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <div className="empty">{children}</div>;
+}
+
+export function Notice({ children, tone = 'info' }: { children: ReactNode; tone?: 'info' | 'success' | 'warn' }) {
+  return (
+    <div role="status" className={`alert ${tone}`}>
+      {children}
+    </div>
+  );
+}
+
+/** "Load more" for cursor-paged lists, plus the loading and error line of the next page. */
+export function Pager({ next, loading, error, onMore, what }: { next: string; loading: boolean; error: string; onMore(): void; what: string }) {
+  return (
+    <>
+      {error && <ErrorMessage error={error} onRetry={onMore} />}
+      {loading && <Loading what={what} />}
+      {next && !loading && (
+        <button type="button" onClick={onMore}>
+          Load more {what}
+        </button>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,89 @@
+import { useState } from 'react';
+import { enc, patch } from '../../api/client';
+import type { User } from '../../api/types';
+import { Time } from '../../components/format';
+import { ErrorMessage, Notice } from '../../components/states';
+import { useMe } from '../../session';
+
+/** One user with the admin's actions: enable/disable, admin flag, reset password. */
+export function UserRow({ user, onChange }: { user: User; onChange(): void }) {
+  const me = useMe();
+  const self = me?.username === user.username;
+  const [error, setError] = useState('');
+  const [notice, setNotice] = useState('');
+  const [resetting, setResetting] = useState(false);
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const change = async (body: Record<string, unknown>, done: string) => {
+    setBusy(true);
+    setError('');
+    setNotice('');
+    try {
+      await patch(`/api/users/${enc(user.username)}`, body);
+      setNotice(done);
+      onChange();
+      return true;
+    } catch (e) {
+      setError((e as Error).message);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <li className={`card user${user.disabled ? ' disabled' : ''}`}>
+      <div className="user-head">
+        <div>
+          <strong>{user.username}</strong>
+          {user.is_admin && <span className="badge dark">admin</span>}
+          {user.kind === 'oidc' && <span className="badge">SSO</span>}
+          {user.disabled && <span className="badge warn">disabled</span>}
+          {user.kind === 'local' && user.second_factor_required && <span className="badge">no second factor</span>}
+          <div className="muted small">
+            {user.email || 'no email'} · created <Time iso={user.created_at} />
+          </div>
+        </div>
+        <div className="row-actions">
+          <button type="button" disabled={busy || self} onClick={() => change({ disabled: !user.disabled }, user.disabled ? `${user.username} can sign in again.` : `${user.username} is disabled; their tokens stopped working.`)}>
+            {user.disabled ? 'Enable' : 'Disable'}
+          </button>
+          <button type="button" disabled={busy || self} onClick={() => change({ is_admin: !user.is_admin }, user.is_admin ? `${user.username} is no longer an admin.` : `${user.username} is now an admin.`)}>
+            {user.is_admin ? 'Remove admin' : 'Make admin'}
+          </button>
+          {user.kind === 'local' && (
+            <button type="button" aria-expanded={resetting} disabled={busy} onClick={() => setResetting(!resetting)}>
+              Reset password
+            </button>
+          )}
+        </div>
+      </div>
+      {resetting && (
+        <form
+          className="inline-form"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            if (await change({ password }, `New password set for ${user.username}.`)) {
+              setResetting(false);
+              setPassword('');
+            }
+          }}
+        >
+          <div className="field">
+            <label htmlFor={`pw-${user.username}`}>New password for {user.username}</label>
+            <input id={`pw-${user.username}`} type="password" autoComplete="new-password" minLength={8} required value={password} onChange={(e) => setPassword(e.target.value)} />
+          </div>
+          <button type="submit" className="primary" disabled={busy}>
+            Set password
+          </button>
+          <button type="button" onClick={() => setResetting(false)}>
+            Cancel
+          </button>
+        </form>
+      )}
+      <ErrorMessage error={error} />
+      {notice && <Notice tone="success">{notice}</Notice>}
+    </li>
+  );
+}

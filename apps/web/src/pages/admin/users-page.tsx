@@ -1,0 +1,92 @@
+import { useState } from 'react';
+import { post } from '../../api/client';
+import type { User } from '../../api/types';
+import { Checkbox, Field } from '../../components/field';
+import { Empty, ErrorMessage, Notice, Pager } from '../../components/states';
+import { usePaged } from '../../use-paged';
+import { UserRow } from './user-row';
+
+export function UsersPage() {
+  const list = usePaged<User>('/api/users');
+  const [creating, setCreating] = useState(false);
+  const [notice, setNotice] = useState('');
+  return (
+    <section>
+      <div className="page-head">
+        <h1 tabIndex={-1}>Users</h1>
+        {!creating && (
+          <button type="button" className="primary" onClick={() => setCreating(true)}>
+            New user
+          </button>
+        )}
+      </div>
+      {creating && (
+        <CreateUser
+          onCancel={() => setCreating(false)}
+          onCreated={(u) => {
+            setCreating(false);
+            setNotice(`User ${u.username} created. They set up a second factor at their first sign-in.`);
+            list.reload();
+          }}
+        />
+      )}
+      {notice && <Notice tone="success">{notice}</Notice>}
+      {list.error && !list.items.length ? (
+        <ErrorMessage error={list.error} onRetry={list.reload} />
+      ) : !list.loading && !list.items.length ? (
+        <Empty>No users.</Empty>
+      ) : (
+        list.items.length > 0 && (
+          <ul className="user-list">
+            {list.items.map((u) => (
+              <UserRow key={u.username} user={u} onChange={list.reload} />
+            ))}
+          </ul>
+        )
+      )}
+      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="users" />
+    </section>
+  );
+}
+
+function CreateUser({ onCreated, onCancel }: { onCreated(u: User): void; onCancel(): void }) {
+  const [username, setUsername] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [admin, setAdmin] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  return (
+    <section className="card" aria-labelledby="new-user-h">
+      <h2 id="new-user-h">New user</h2>
+      <form
+        className="grid-form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          setError('');
+          try {
+            onCreated(await post<User>('/api/users', { username: username.trim(), password, email: email.trim(), is_admin: admin }));
+          } catch (err) {
+            setError((err as Error).message);
+            setBusy(false);
+          }
+        }}
+      >
+        <Field label="User name" required autoComplete="off" value={username} onChange={(e) => setUsername(e.target.value)} />
+        <Field label="Email" type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} hint="Optional." />
+        <Field label="Initial password" type="password" autoComplete="new-password" required minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} hint="At least 8 characters. Hand it over privately." />
+        <Checkbox label="Administrator" checked={admin} onChange={(e) => setAdmin(e.target.checked)} />
+        <ErrorMessage error={error} />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create user'}
+          </button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

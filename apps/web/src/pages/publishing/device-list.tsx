@@ -1,0 +1,80 @@
+import { useState } from 'react';
+import { del, enc } from '../../api/client';
+import type { Device } from '../../api/types';
+import { ConfirmButton } from '../../components/confirm-button';
+import { Time } from '../../components/format';
+import { Empty, ErrorMessage, Pager } from '../../components/states';
+import { useMe } from '../../session';
+import { usePaged } from '../../use-paged';
+
+export function DeviceList() {
+  const me = useMe();
+  const list = usePaged<Device>('/api/devices');
+  const [error, setError] = useState('');
+  const others = me?.is_admin && list.items.some((d) => d.user && d.user !== me.username);
+  return (
+    <section aria-labelledby="devices-h">
+      <h2 id="devices-h">{me?.is_admin ? 'Enrolled devices (all users)' : 'Your devices'}</h2>
+      <ErrorMessage error={error} />
+      {list.error && !list.items.length ? (
+        <ErrorMessage error={list.error} onRetry={list.reload} />
+      ) : !list.loading && !list.items.length ? (
+        <Empty>No enrolled devices. The Trove Gradle and Maven plugins enroll on first publish and send you here to approve.</Empty>
+      ) : (
+        list.items.length > 0 && (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Device</th>
+                  {others && <th scope="col">User</th>}
+                  <th scope="col">Enrolled</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Key expires</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.items.map((d) => (
+                  <tr key={d.id}>
+                    <td>
+                      <strong>{d.name}</strong> <span className="badge">{d.kind}</span>
+                    </td>
+                    {others && <td>{d.user}</td>}
+                    <td>
+                      <Time iso={d.created_at} />
+                    </td>
+                    <td>
+                      <Time iso={d.last_used_at} />
+                    </td>
+                    <td>
+                      <Time iso={d.expires_at} />
+                    </td>
+                    <td className="end">
+                      <ConfirmButton
+                        label="Revoke"
+                        confirm={`Revoke ${d.name}`}
+                        onConfirm={async () => {
+                          setError('');
+                          try {
+                            await del(`/api/devices/${enc(d.id)}`);
+                            list.reload();
+                          } catch (e) {
+                            setError((e as Error).message);
+                          }
+                        }}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
+      )}
+      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="devices" />
+    </section>
+  );
+}

@@ -1,0 +1,29 @@
+import { useState } from 'react';
+import { Notice } from '../../components/states';
+import { useMe } from '../../session';
+import { ApproveDevice } from './approve-device';
+import { DeviceList } from './device-list';
+import { ManualSession } from './manual-session';
+import { SessionList } from './session-list';
+
+export function PublishingPage({ userCode }: { userCode: string }) {
+  const me = useMe();
+  const [tick, setTick] = useState(0);
+  const changed = () => setTick((t) => t + 1);
+  return (
+    <section>
+      <h1 tabIndex={-1}>Publishing</h1>
+      <p className="lede">
+        Every upload needs a short-lived publish session for one repository. Build tools get one with an enrolled device key; CI gets one
+        with its identity token; you can also start one here with a fresh second-factor check.
+      </p>
+      {me?.kind === 'oidc' && <Notice tone="warn">Single sign-on accounts cannot publish by device or by hand; CI publishes through trust policies.</Notice>}
+      <div className="two-col">
+        <ApproveDevice initialCode={userCode} onApproved={changed} />
+        <ManualSession onCreated={changed} />
+      </div>
+      <DeviceList key={`d${tick}`} />
+      <SessionList key={`s${tick}`} />
+    </section>
+  );
+}

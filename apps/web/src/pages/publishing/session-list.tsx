@@ -1,0 +1,61 @@
+import type { PublishSession } from '../../api/types';
+import { Time } from '../../components/format';
+import { Empty, ErrorMessage, Pager } from '../../components/states';
+import { usePaged } from '../../use-paged';
+
+const PROOF: Record<string, string> = { device: 'device key', manual: 'by hand', oidc: 'CI' };
+
+export function SessionList() {
+  const list = usePaged<PublishSession>('/api/publish/sessions');
+  return (
+    <section aria-labelledby="sessions-h">
+      <h2 id="sessions-h">Your publish sessions</h2>
+      <p className="muted">A session ends by itself when it expires; revoking its device ends it too.</p>
+      {list.error && !list.items.length ? (
+        <ErrorMessage error={list.error} onRetry={list.reload} />
+      ) : !list.loading && !list.items.length ? (
+        <Empty>No publish sessions yet.</Empty>
+      ) : (
+        list.items.length > 0 && (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Repository</th>
+                  <th scope="col">Proof</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Started</th>
+                  <th scope="col">Expires</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.items.map((s) => (
+                  <tr key={s.id}>
+                    <td>
+                      <a href={`#/repos/${encodeURIComponent(s.repo)}`}>{s.repo}</a>
+                    </td>
+                    <td>
+                      {PROOF[s.proof] ?? s.proof}
+                      {s.device?.name && <span className="muted"> ({s.device.name})</span>}
+                    </td>
+                    <td>
+                      <span className={`state ${s.state}`}>{s.state}</span>
+                      {s.closed_reason && <span className="muted"> · {s.closed_reason}</span>}
+                    </td>
+                    <td>
+                      <Time iso={s.created_at} />
+                    </td>
+                    <td>
+                      <Time iso={s.expires_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
+      )}
+      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="sessions" />
+    </section>
+  );
+}

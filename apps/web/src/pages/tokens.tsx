@@ -1,0 +1,141 @@
+import { useState } from 'react';
+import { del, enc, post } from '../api/client';
+import type { ReadToken } from '../api/types';
+import { CodeBlock } from '../components/code-block';
+import { ConfirmButton } from '../components/confirm-button';
+import { Field } from '../components/field';
+import { Time } from '../components/format';
+import { Empty, ErrorMessage, Pager } from '../components/states';
+import { SecretOnce } from '../components/secret-once';
+import { usePaged } from '../use-paged';
+
+const EXPIRY = [
+  { label: '30 days', days: 30 },
+  { label: '90 days', days: 90 },
+  { label: '1 year', days: 365 },
+  { label: 'Never', days: 0 },
+];
+
+export function TokensPage() {
+  const list = usePaged<ReadToken>('/api/tokens');
+  const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
+  const [error, setError] = useState('');
+  return (
+    <section>
+      <h1 tabIndex={-1}>Read tokens</h1>
+      <p className="lede">
+        A read token lets Maven, Gradle, apt or curl download from the repositories you can read, without your password. It never uploads:
+        publishing needs a <a href="#/publishing">publish session</a>.
+      </p>
+      <CreateToken onCreated={(t) => (setCreated(t), list.reload())} />
+      {created && (
+        <SecretOnce label={`Token “${created.name}”`} value={created.token}>
+          <CodeBlock title="Use it with curl" lang="shell" code={`curl -fsS -u "reader:${created.token}" ${location.origin}/raw/REPO/path/to/file`} />
+          <button type="button" onClick={() => setCreated(null)}>
+            Done
+          </button>
+        </SecretOnce>
+      )}
+      <h2>Your tokens</h2>
+      <ErrorMessage error={error} />
+      {list.error && !list.items.length ? (
+        <ErrorMessage error={list.error} onRetry={list.reload} />
+      ) : !list.loading && !list.items.length ? (
+        <Empty>No tokens yet. Create one above for each machine or build that downloads artifacts.</Empty>
+      ) : (
+        list.items.length > 0 && (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.items.map((t) => (
+                  <tr key={t.id}>
+                    <td>
+                      <strong>{t.name}</strong>
+                    </td>
+                    <td>
+                      <Time iso={t.created_at} />
+                    </td>
+                    <td>
+                      <Time iso={t.last_used_at} />
+                    </td>
+                    <td>{t.expires_at ? <Time iso={t.expires_at} /> : <span className="muted">never</span>}</td>
+                    <td className="end">
+                      <ConfirmButton
+                        label="Delete"
+                        confirm={`Delete ${t.name}`}
+                        onConfirm={async () => {
+                          setError('');
+                          try {
+                            await del(`/api/tokens/${enc(t.id)}`);
+                            list.reload();
+                          } catch (e) {
+                            setError((e as Error).message);
+                          }
+                        }}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
+      )}
+      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="tokens" />
+    </section>
+  );
+}
+
+function CreateToken({ onCreated }: { onCreated(t: { name: string; token: string }): void }) {
+  const [name, setName] = useState('');
+  const [days, setDays] = useState(90);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  return (
+    <form
+      className="card inline-form"
+      aria-label="Create a read token"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError('');
+        try {
+          const r = await post<{ token: string; name?: string }>('/api/tokens', { name: name.trim(), ...(days ? { expires_in_days: days } : {}) });
+          onCreated({ name: name.trim(), token: r.token });
+          setName('');
+        } catch (err) {
+          setError((err as Error).message);
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <Field label="Token name" placeholder="e.g. build server" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      <div className="field">
+        <label htmlFor="token-expiry">Expires after</label>
+        <select id="token-expiry" value={days} onChange={(e) => setDays(Number(e.target.value))}>
+          {EXPIRY.map((x) => (
+            <option key={x.days} value={x.days}>
+              {x.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="submit" className="primary" disabled={busy}>
+        {busy ? 'Creating…' : 'Create token'}
+      </button>
+      <ErrorMessage error={error} />
+    </form>
+  );
+}
