@@ -41,8 +41,10 @@ async function receive(req, res) {
   if (!file) return res.writeHead(400).end();
   const hash = createHash('sha256');
   const tmp = join(root, `.${randomUUID()}.part`);
+  let size = 0;
   const meter = new Transform({
     transform(chunk, _enc, cb) {
+      size += chunk.length;
       hash.update(chunk);
       cb(null, chunk);
     },
@@ -57,7 +59,7 @@ async function receive(req, res) {
     await rm(tmp, { force: true });
     return res.writeHead(400).end();
   }
-  const body = JSON.stringify({ sha256: hash.digest('hex') });
+  const body = JSON.stringify({ size, sha256: hash.digest('hex') });
   res.writeHead(201, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
 }
 

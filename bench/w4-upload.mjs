@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+/**
+ * W4 (BENCH.md): a 1 GiB upload with Content-Length and chunked (curl -T, and with
+ * `Transfer-Encoding: chunked`), Trove's raw PUT against a plain node server doing
+ * pipeline(req, sha256, file) + fsync + rename, in the same run, interleaved.
+ * Targets: >= 0.8x plain node; RSS growth <= 64 MiB.
+ */
+import { join } from 'node:path';
+import { curlUpload } from './lib/curl.mjs';
+import { makeFile, tempDir } from './lib/files.mjs';
+import { withMemory } from './lib/memory.mjs';
+import { startNodeReference } from './lib/references.mjs';
+import { publishSession } from './lib/publish.mjs';
+import { header, line, summary, verdict } from './lib/report.mjs';
+import { fmt, fmtRatio, mib, ratio, spread } from './lib/stats.mjs';
+import { basicAuth, createRawRepo, ensureBuilt, startTrove } from './lib/trove.mjs';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const BIG = Number(process.env.BENCH_BIG_BYTES ?? 1024 ** 3);
+const LIMIT_MiB = 64;
+
+header('W4', `upload ${mib(BIG)} MiB, Content-Length and chunked (${RUNS} runs each, median [min-max])`);
+await ensureBuilt();
+const { dir, clean } = tempDir('w4');
+const trove = await startTrove();
+const refRoot = join(dir, 'ref');
+const { mkdirSync } = await import('node:fs');
+mkdirSync(refRoot);
+const node = await startNodeReference(refRoot);
+const rows = [];
+try {
+  const file = await makeFile(join(dir, 'upload.bin'), BIG);
+  await createRawRepo(trove.url, 'files', { anonymousRead: true });
+  const auth = { Authorization: basicAuth('ci', await publishSession(trove.url, 'files')) };
+  let n = 0;
+  const targets = {
+    trove: { s: trove, url: () => `${trove.url}/raw/files/upload-${++n}.bin`, headers: auth, ok: [201] },
+    node: { s: node, url: () => `${node.url}/upload-${++n}.bin`, headers: {}, ok: [201] },
+  };
+  // Warm-up with a small body: JIT and the session check, not the page cache.
+  const small = await makeFile(join(dir, 'warm-up.bin'), 8 * 1024 * 1024);
+  for (const t of Object.values(targets)) for (const chunked of [false, true]) await curlUpload(t.url(), small, { chunked, headers: t.headers });
+  for (const chunked of [false, true]) {
+    const mode = chunked ? 'chunked' : 'Content-Length';
+    const mibps = { trove: [], node: [] };
+    const growth = { trove: [], node: [] };
+    for (let i = 0; i < RUNS; i++) {
+      for (const [who, t] of Object.entries(targets)) {
+        const m = await withMemory(t.s, () => curlUpload(t.url(), file, { chunked, headers: t.headers }));
+        if (!t.ok.includes(m.result.status)) throw new Error(`${who} ${mode}: ${m.result.status} ${m.result.body}`);
+        // The answer's size, not curl's byte count: chunked framing adds bytes on the wire.
+        const size = JSON.parse(m.result.body).size;
+        if (size !== BIG) throw new Error(`${who} ${mode}: stored ${size} bytes`);
+        mibps[who].push(mib(BIG) / m.result.seconds);
+        growth[who].push(mib(m.growth));
+      }
+    }
+    const t = { trove: spread(mibps.trove), node: spread(mibps.node) };
+    const g = { trove: spread(growth.trove), node: spread(growth.node) };
+    const r = ratio(t.trove.median, t.node.median);
+    line(`${mode.padEnd(14)} trove ${fmt(t.trove)} MiB/s | node pipeline+sha256+fsync ${fmt(t.node)} MiB/s | trove/node ${fmtRatio(r)} (target >= 0.80x: ${verdict(r >= 0.8)})`);
+    line(`${' '.repeat(14)} RSS growth MiB: trove ${fmt(g.trove, 1)} (target <= ${LIMIT_MiB}: ${verdict(g.trove.max <= LIMIT_MiB)}) | node ${fmt(g.node, 1)}`);
+    rows.push(
+      { name: `${mode} MiB/s trove | node`, value: `${fmt(t.trove)} | ${fmt(t.node)}` },
+      { name: `${mode} trove/node`, value: fmtRatio(r), target: '>= 0.80x', verdict: verdict(r >= 0.8) },
+      { name: `${mode} RSS growth MiB trove | node`, value: `${fmt(g.trove, 1)} | ${fmt(g.node, 1)}`, target: `<= ${LIMIT_MiB}`, verdict: verdict(g.trove.max <= LIMIT_MiB) },
+    );
+  }
+} finally {
+  await Promise.all([trove.stop(), node.stop()]);
+  clean();
+}
+summary({ id: 'W4', title: '1 GiB upload', rows });
