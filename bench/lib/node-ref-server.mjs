@@ -3,7 +3,9 @@
  * The platform's ceiling for BENCH.md's references: a plain node:http server with no
  * framework. GET streams a file under ROOT with pipeline(createReadStream, res);
  * PUT does pipeline(req, sha256, file) + fsync + rename, the least an upload that
- * must survive a crash can do. Started by references.mjs, pinned like the server.
+ * must survive a crash can do (`?hashes=sha256,sha1,md5` hashes with those instead,
+ * to separate the cost of the hash set from the server's own). Started by
+ * references.mjs, pinned like the server.
  * Usage: node node-ref-server.mjs <root> <port>
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -39,13 +41,14 @@ async function serve(req, res) {
 async function receive(req, res) {
   const file = fileOf(req.url);
   if (!file) return res.writeHead(400).end();
-  const hash = createHash('sha256');
+  const algorithms = new URL(req.url, 'http://x').searchParams.get('hashes')?.split(',') ?? ['sha256'];
+  const hashes = algorithms.map((a) => createHash(a));
   const tmp = join(root, `.${randomUUID()}.part`);
   let size = 0;
   const meter = new Transform({
     transform(chunk, _enc, cb) {
       size += chunk.length;
-      hash.update(chunk);
+      for (const h of hashes) h.update(chunk);
       cb(null, chunk);
     },
   });
@@ -59,7 +62,7 @@ async function receive(req, res) {
     await rm(tmp, { force: true });
     return res.writeHead(400).end();
   }
-  const body = JSON.stringify({ size, sha256: hash.digest('hex') });
+  const body = JSON.stringify({ size, ...Object.fromEntries(algorithms.map((a, i) => [a, hashes[i].digest('hex')])) });
   res.writeHead(201, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
 }
 
