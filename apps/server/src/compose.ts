@@ -1,5 +1,7 @@
 import { BOOT_VARIABLES, buildHttpApp, createCore, listen, type BootConfig, type CoreContext } from '@trove/core';
 import { authMigrations, authSettingsGroups, createAuth } from '@trove/auth';
+import { debianFormat } from '@trove/format-debian';
+import { mavenFormat } from '@trove/format-maven';
 import { rawFormat } from '@trove/format-raw';
 import { mirrorSettings } from '@trove/mirror';
 import { webDistDir } from '@trove/web/dist-path';
@@ -8,7 +10,7 @@ import type { Logger } from 'pino';
 import { webUi } from './web.js';
 
 /** Every format this server offers. Registration is explicit: no directory scanning. */
-export const FORMATS = [rawFormat];
+export const FORMATS = [mavenFormat, debianFormat, rawFormat];
 
 export interface TroveServer {
   ctx: CoreContext;
