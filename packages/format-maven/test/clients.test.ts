@@ -1,0 +1,194 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '@trove/core/testing/server';
+import { gradle, mavenPublishEnabled, run, tempDir, writeFile } from './clients.js';
+import { mavenServer } from './server.js';
+
+/**
+ * Real clients against a real server: Debian's mvn (through the shared client recipes) and
+ * Gradle 4.4.1. Independent scenarios run concurrently (each is a chain of JVM runs), which
+ * keeps the file well under two minutes on two cores.
+ */
+/** A chain of JVM runs on a shared two-core machine. */
+const LONG = 240_000;
+let s: TestServer;
+let work: string;
+const url = (repo: string) => `${s.url}/maven/${repo}`;
+const paths = async (repo: string, prefix: string, auth?: string) => {
+  const r = await fetch(`${s.url}/api/repos/${repo}/assets?limit=200&prefix=${encodeURIComponent(prefix)}`, auth ? { headers: { Authorization: auth } } : {});
+  return ((await r.json()).items as { path: string }[]).map((i) => i.path);
+};
+const jar = (name: string, text: string) => writeFile(work, name, `${text}\n`); // content is opaque to Maven
+
+beforeAll(async () => {
+  s = await mavenServer();
+  work = tempDir('trove-maven-clients-');
+});
+afterAll(() => s?.close());
+
+describe('maven format with Debian mvn', () => {
+  it.concurrent('deploys a jar + pom release, resolves it with checksumPolicy=fail, refuses a changed redeploy with 409 and resolves a version range', async () => {
+    const one = jar('lib-1.0.jar', 'lib one');
+    let r = await run('maven-deploy.sh', [url('releases'), 'ci', 'pub-releases', 'org.acme', 'lib', '1.0', one]);
+    expect(r.code, r.output).toBe(0);
+    expect(await paths('releases', 'org/acme/lib/')).toEqual(
+      expect.arrayContaining(['org/acme/lib/1.0/lib-1.0.jar', 'org/acme/lib/1.0/lib-1.0.jar.sha1', 'org/acme/lib/1.0/lib-1.0.pom', 'org/acme/lib/maven-metadata.xml']),
+    );
+    const out = tempDir('trove-out-');
+    const [resolved, redeploy] = await Promise.all([
+      run('maven-resolve.sh', [url('releases'), 'org.acme:lib:1.0', out], { CHECKSUM_POLICY: 'fail' }),
+      run('maven-deploy.sh', [url('releases'), 'ci', 'pub-releases', 'org.acme', 'lib', '1.0', jar('lib-1.0-changed.jar', 'lib one, changed')]),
+    ]);
+    expect(resolved.code, resolved.output).toBe(0);
+    expect(readFileSync(resolved.stdout.trim(), 'utf8')).toBe('lib one\n');
+    expect(redeploy.code).not.toBe(0);
+    expect(redeploy.output).toMatch(/409/);
+
+    r = await run('maven-deploy.sh', [url('releases'), 'ci', 'pub-releases', 'org.acme', 'lib', '1.1', jar('lib-1.1.jar', 'lib one point one')]);
+    expect(r.code, r.output).toBe(0);
+    r = await run('maven-resolve.sh', [url('releases'), 'org.acme:lib:[1.0,2.0)', tempDir('trove-out-')]);
+    expect(r.code, r.output).toBe(0);
+    expect(readFileSync(r.stdout.trim(), 'utf8')).toBe('lib one point one\n');
+  }, LONG);
+
+  it.concurrent('deploys a SNAPSHOT twice with timestamps and resolves the newest build', async () => {
+    for (const text of ['snapshot build one', 'snapshot build two']) {
+      const r = await run('maven-deploy.sh', [url('releases'), 'ci', 'pub-releases', 'org.acme', 'snap', '2.0-SNAPSHOT', jar(`snap-${text.length}-${Date.now()}.jar`, text)]);
+      expect(r.code, r.output).toBe(0);
+    }
+    const jars = (await paths('releases', 'org/acme/snap/2.0-SNAPSHOT/')).filter((p) => p.endsWith('.jar'));
+    expect(jars).toHaveLength(2);
+    for (const j of jars) expect(j).toMatch(/snap-2\.0-\d{8}\.\d{6}-[12]\.jar$/);
+    const r = await run('maven-resolve.sh', [url('releases'), 'org.acme:snap:2.0-SNAPSHOT', tempDir('trove-out-')], { CHECKSUM_POLICY: 'fail' });
+    expect(r.code, r.output).toBe(0);
+    expect(r.stdout.trim()).toMatch(/snap-2\.0-SNAPSHOT\.jar$/);
+    expect(readFileSync(r.stdout.trim(), 'utf8')).toBe('snapshot build two\n');
+  }, LONG);
+
+  it.concurrent('deploys to and resolves from a private repository through the 401 challenge', async () => {
+    let r = await run('maven-deploy.sh', [url('private'), 'ci', 'pub-private', 'org.acme', 'secret', '1.0', jar('secret-1.0.jar', 'private bytes')]);
+    expect(r.code, r.output).toBe(0);
+    r = await run('maven-deploy.sh', [url('private'), 'ci', 'pub-private', 'org.acme', 'secret', '1.1-SNAPSHOT', jar('secret-1.1.jar', 'private snapshot')]);
+    expect(r.code, r.output).toBe(0); // the snapshot deploy's first GET is anonymous and must be challenged
+    const [anon, alice] = await Promise.all([
+      run('maven-resolve.sh', [url('private'), 'org.acme:secret:1.0', tempDir('trove-out-')]),
+      run('maven-resolve.sh', [url('private'), 'org.acme:secret:1.0', tempDir('trove-out-'), 'alice', 'alice']),
+    ]);
+    expect(anon.code).not.toBe(0);
+    expect(anon.output).toMatch(/401/);
+    expect(alice.code, alice.output).toBe(0);
+    expect(readFileSync(alice.stdout.trim(), 'utf8')).toBe('private bytes\n');
+  }, LONG);
+});
+
+const resolveBuild = (coords: string) => `apply plugin: 'base'
+repositories {
+  maven {
+    url project.repoUrl
+    credentials { username project.repoUser; password project.repoPassword }
+  }
+}
+configurations { fetched }
+dependencies { fetched '${coords}' }
+task fetch(type: Copy) { from configurations.fetched; into "\$buildDir/fetched" }
+`;
+
+async function gradleResolve(repo: string, coords: string, user: string, password: string) {
+  const dir = tempDir('trove-gradle-resolve-');
+  writeFile(dir, 'settings.gradle', "rootProject.name = 'consumer'\n");
+  writeFile(dir, 'build.gradle', resolveBuild(coords));
+  const r = await gradle(dir, [`-PrepoUrl=${url(repo)}`, `-PrepoUser=${user}`, `-PrepoPassword=${password}`, 'fetch']);
+  const fetched = join(dir, 'build/fetched');
+  return { ...r, files: r.code === 0 ? readdirSync(fetched).map((f) => join(fetched, f)) : [] };
+}
+
+describe('maven format with Gradle 4.4.1', () => {
+  it.concurrent('publishes with the legacy maven plugin (uploadArchives) and resolves with credentials', async () => {
+    const r = await run('gradle-publish.sh', [url('private'), 'ci', 'pub-private', 'org.acme.gradle', 'legacy', '1.0'], { MODE: 'legacy' });
+    expect(r.code, r.output).toBe(0);
+    expect(await paths('private', 'org/acme/gradle/legacy/', 'Basic ' + Buffer.from('x:alice').toString('base64'))).toEqual(
+      expect.arrayContaining(['org/acme/gradle/legacy/1.0/legacy-1.0.jar', 'org/acme/gradle/legacy/1.0/legacy-1.0.pom', 'org/acme/gradle/legacy/maven-metadata.xml']),
+    );
+    const got = await gradleResolve('private', 'org.acme.gradle:legacy:1.0', 'alice', 'alice');
+    expect(got.code, got.output).toBe(0);
+    expect(got.files.map((f) => f.slice(f.lastIndexOf('/') + 1))).toEqual(['legacy-1.0.jar']);
+    const denied = await gradleResolve('private', 'org.acme.gradle:legacy:1.0', 'bob', 'wrong');
+    expect(denied.code).not.toBe(0);
+    expect(denied.output).toMatch(/401|Unauthorized|Could not resolve/);
+  }, LONG);
+
+  it.concurrent.skipIf(!mavenPublishEnabled())('publishes with maven-publish, a SNAPSHOT twice, and resolves the newest build', async () => {
+    let r = await run('gradle-publish.sh', [url('releases'), 'ci', 'pub-releases', 'org.acme.gradle', 'modern', '1.0'], { MODE: 'maven-publish' });
+    expect(r.code, r.output).toBe(0);
+    for (const text of ['gradle snapshot one', 'gradle snapshot two']) {
+      r = await run('gradle-publish.sh', [url('releases'), 'ci', 'pub-releases', 'org.acme.gradle', 'modern', '2.0-SNAPSHOT', jar(`modern-${text.length}-${text.slice(-3)}.jar`, text)], { MODE: 'maven-publish' });
+      expect(r.code, r.output).toBe(0);
+    }
+    const got = await gradleResolve('releases', 'org.acme.gradle:modern:2.0-SNAPSHOT@jar', 'any', 'none');
+    expect(got.code, got.output).toBe(0);
+    expect(readFileSync(got.files[0]!, 'utf8')).toBe('gradle snapshot two\n');
+    const release = await gradleResolve('releases', 'org.acme.gradle:modern:1.0', 'any', 'none');
+    expect(release.code, release.output).toBe(0);
+  }, LONG);
+
+  it.concurrent('resolves a Gradle plugin through its marker artifact with pluginManagement', async () => {
+    // The plugin: a compiled class plus its descriptor, published as an ordinary jar + pom...
+    const src = tempDir('trove-plugin-');
+    mkdirSync(join(src, 'classes/META-INF/gradle-plugins'), { recursive: true });
+    writeFile(
+      src,
+      'HelloPlugin.java',
+      `package com.acme.hello;
+import org.gradle.api.Plugin; import org.gradle.api.Project;
+public class HelloPlugin implements Plugin<Project> {
+  public void apply(Project p) { p.getTasks().create("hello", t -> t.doLast(x -> System.out.println("hello from a plugin served by trove"))); }
+}
+`,
+    );
+    writeFile(join(src, 'classes/META-INF/gradle-plugins'), 'com.acme.hello.properties', 'implementation-class=com.acme.hello.HelloPlugin\n');
+    execFileSync('javac', ['--release', '8', '-cp', '/usr/share/gradle/lib/*:/usr/share/java/groovy-all.jar', '-d', join(src, 'classes'), join(src, 'HelloPlugin.java')], { stdio: 'pipe' });
+    execFileSync('jar', ['cf', join(src, 'hello-plugin-1.0.jar'), '-C', join(src, 'classes'), '.'], { stdio: 'pipe' });
+    let r = await run('maven-deploy.sh', [url('private'), 'ci', 'pub-private', 'com.acme', 'hello-plugin', '1.0', join(src, 'hello-plugin-1.0.jar')]);
+    expect(r.code, r.output).toBe(0);
+    // ...and the marker: <id>:<id>.gradle.plugin:<version>, a pom that depends on the implementation.
+    const marker = writeFile(
+      src,
+      'marker.pom',
+      `<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+  <groupId>com.acme.hello</groupId><artifactId>com.acme.hello.gradle.plugin</artifactId><version>1.0</version><packaging>pom</packaging>
+  <dependencies><dependency><groupId>com.acme</groupId><artifactId>hello-plugin</artifactId><version>1.0</version></dependency></dependencies>
+</project>
+`,
+    );
+    r = await run('maven-deploy.sh', [url('private'), 'ci', 'pub-private', 'com.acme.hello', 'com.acme.hello.gradle.plugin', '1.0', marker, marker]);
+    expect(r.code, r.output).toBe(0);
+
+    const consumer = tempDir('trove-plugin-consumer-');
+    writeFile(
+      consumer,
+      'settings.gradle',
+      `pluginManagement {
+  repositories {
+    maven {
+      url '${url('private')}'
+      credentials { username 'alice'; password System.getenv('TROVE_TOKEN') }
+    }
+  }
+}
+rootProject.name = 'consumer'
+`,
+    );
+    writeFile(consumer, 'build.gradle', "plugins { id 'com.acme.hello' version '1.0' }\n");
+    const g = await new Promise<{ code: number; output: string }>((done) => {
+      import('node:child_process').then(({ execFile }) =>
+        execFile('gradle', ['--no-daemon', '--console=plain', 'hello'], { cwd: consumer, env: { ...process.env, GRADLE_USER_HOME: join(consumer, '.gh'), TROVE_TOKEN: 'alice' }, timeout: 150_000, killSignal: 'SIGKILL' }, (err, stdout, stderr) =>
+          done({ code: err ? 1 : 0, output: stdout + stderr }),
+        ),
+      );
+    });
+    expect(g.code, g.output).toBe(0);
+    expect(g.output).toContain('hello from a plugin served by trove');
+  }, LONG);
+});
