@@ -18,9 +18,10 @@ export function Header({ route }: { route: Route }) {
   const at = (...s: string[]) => s.every((x, i) => route.segments[i] === x);
   const setupOnly = !!me && me.second_factor_required && me.kind === 'local';
   const signOut = async () => {
+    // Leave the page first: a signed-in page would otherwise send us to sign-in with itself as `next`.
+    navigate(link('login'));
     await post('/api/auth/logout').catch(() => undefined);
     await refresh();
-    navigate(link('login'));
   };
   return (
     <header className="top">

@@ -108,7 +108,7 @@ function PasswordStep({ onSecond, onSetupOnly, onError }: { onSecond(m: Method[]
     >
       <Field label="User name" name="username" autoComplete="username" required autoFocus value={username} onChange={(e) => setUsername(e.target.value)} />
       <Field label="Password" name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-      <button type="submit" className="primary wide" disabled={busy}>
+      <button type="submit" className="primary full" disabled={busy}>
         {busy ? 'Signing in…' : 'Continue'}
       </button>
     </form>
@@ -150,7 +150,7 @@ function SecondStep({ methods, onDone, onError, onRestart }: { methods: Method[]
         </div>
       )}
       {method === 'passkey' ? (
-        <button type="button" className="primary wide" disabled={busy} onClick={() => send(async () => ({ passkey: await assertPasskey('/api/auth/login/passkey') }))}>
+        <button type="button" className="primary full" disabled={busy} onClick={() => send(async () => ({ passkey: await assertPasskey('/api/auth/login/passkey') }))}>
           {busy ? 'Waiting for your passkey…' : 'Sign in with a passkey'}
         </button>
       ) : (
@@ -173,7 +173,7 @@ function SecondStep({ methods, onDone, onError, onRestart }: { methods: Method[]
               onChange={(e) => setCode(e.target.value)}
             />
           </div>
-          <button type="submit" className="primary wide" disabled={busy}>
+          <button type="submit" className="primary full" disabled={busy}>
             {busy ? 'Checking…' : 'Sign in'}
           </button>
         </form>

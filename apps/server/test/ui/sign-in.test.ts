@@ -1,0 +1,92 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { addVirtualAuthenticator, launchBrowser, type Browser } from './browser.js';
+import { ADMIN, createUser, screenshot, startUiServer, totpCode, type UiServer } from './harness.js';
+
+let server: UiServer;
+let browser: Browser | undefined;
+beforeAll(async () => {
+  server = await startUiServer();
+});
+afterAll(async () => {
+  await server?.srv.stop();
+});
+afterEach(async () => {
+  await browser?.close();
+  browser = undefined;
+});
+
+describe('sign-in in the browser', () => {
+  it('takes the bootstrap admin from a first sign-in through TOTP setup, then signs in with a code', async () => {
+    browser = await launchBrowser();
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/publishing`);
+    // anonymous: sent to sign-in, and back to the page afterwards
+    await page.getByLabel('User name').fill(ADMIN.username);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    // no second factor yet: the setup-only session goes straight to setting one up
+    await page.getByText('Set up a second factor to continue.').waitFor();
+    expect(page.url()).toContain('#/security');
+    await page.getByRole('button', { name: 'Add an authenticator app' }).click();
+    const secret = await page.getByTestId('totp-secret').getAttribute('data-secret');
+    expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
+    await page.getByAltText('QR code holding the authenticator secret').waitFor();
+    await screenshot(page, 'totp-setup');
+    await page.getByLabel('Enter the code the app shows').fill(totpCode(secret!));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Your second factor is set up.').waitFor();
+    // the session is a full one now: the admin's pages are offered
+    await page.getByRole('link', { name: 'Manage repos' }).waitFor();
+
+    // sign out, then sign in again: password, then a fresh code (the next step; this one is spent)
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('User name').fill(ADMIN.username);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('6-digit code from your authenticator app').fill('000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: /./ }).waitFor();
+    await screenshot(page, 'sign-in-second-factor');
+    await page.getByLabel('6-digit code from your authenticator app').fill(totpCode(secret!, 1));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Repositories', level: 1 }).waitFor();
+    await page.locator('.who .user', { hasText: ADMIN.username }).waitFor();
+  }, 60_000);
+
+  it('registers a passkey through a virtual authenticator and signs in with it', async () => {
+    await createUser(server.base, 'pia', 'pia passkey password');
+    browser = await launchBrowser();
+    const page = await browser.context.newPage();
+    const authenticator = await addVirtualAuthenticator(page);
+    await page.goto(`${server.base}/#/login`);
+    await page.getByLabel('User name').fill('pia');
+    await page.getByLabel('Password').fill('pia passkey password');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByText('Set up a second factor to continue.').waitFor();
+    await page.getByLabel('Name for the new passkey').fill('Test laptop');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByText('Passkey “Test laptop” added.').waitFor();
+    expect(await authenticator.credentials()).toHaveLength(1);
+    await page.getByRole('button', { name: 'Generate recovery codes' }).click();
+    await page.getByRole('region', { name: 'New recovery codes' }).waitFor();
+    await expect(page.locator('.codes li').count()).resolves.toBe(10);
+    await screenshot(page, 'security');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('User name').fill('pia');
+    await page.getByLabel('Password').fill('pia passkey password');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('heading', { name: 'Repositories', level: 1 }).waitFor();
+    await page.locator('.who .user', { hasText: 'pia' }).waitFor();
+  }, 60_000);
+
+  it('explains an SSO refusal from the login URL in words', async () => {
+    browser = await launchBrowser({ width: 360, height: 740 });
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/login?error=not_authorized`);
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/not allowed here/);
+    await screenshot(page, 'sign-in-mobile');
+  });
+});
