@@ -36,11 +36,18 @@ export async function mavenServer(env: Record<string, string> = {}): Promise<Tes
   });
 }
 
+/** Reads the body at once, so no response is left holding a connection when a test ignores it. */
+async function settled(r: Promise<Response>): Promise<Response> {
+  const res = await r;
+  const body = Buffer.from(await res.arrayBuffer());
+  return new Response(body.length ? body : null, { status: res.status, headers: res.headers });
+}
+
 export function client(s: TestServer) {
   const put = (path: string, body: Buffer | string, password = 'pub-releases', headers: Record<string, string> = {}) =>
-    fetch(`${s.url}/maven/${path}`, { method: 'PUT', body, headers: { Authorization: basic(password), ...headers } });
+    settled(fetch(`${s.url}/maven/${path}`, { method: 'PUT', body, headers: { Authorization: basic(password), ...headers } }));
   const get = (path: string, password?: string, headers: Record<string, string> = {}) =>
-    fetch(`${s.url}/maven/${path}`, { headers: { ...(password ? { Authorization: basic(password) } : {}), ...headers }, redirect: 'manual' });
+    settled(fetch(`${s.url}/maven/${path}`, { headers: { ...(password ? { Authorization: basic(password) } : {}), ...headers }, redirect: 'manual' }));
   return { put, get };
 }
 
