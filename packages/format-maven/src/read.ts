@@ -14,7 +14,7 @@ const encodePath = (path: string) => path.split('/').map(encodeURIComponent).joi
  * builds, then directories (redirected to their `/` form, which answers an HTML index). A path that is none of these is a 404,
  * or a 400 when it is not even a Maven layout path.
  */
-export function readHandler(st: MavenState) {
+export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<Response> {
   const { ctx } = st;
 
   const serve = (c: Context<TroveEnv>, asset: AssetRow) =>

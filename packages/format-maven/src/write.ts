@@ -49,7 +49,7 @@ const answer = (c: Context<TroveEnv>, r: { status: string; asset: AssetRow }) =>
  * checksum side files (verified against the file they describe) and maven-metadata.xml
  * (merged with what the server knows, under a per-path lock).
  */
-export function writeHandler(st: MavenState) {
+export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<Response> {
   const { ctx } = st;
 
   /** Checksum assets beside `path` that no longer describe it are removed; GETs derive them meanwhile. */
