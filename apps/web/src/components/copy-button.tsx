@@ -1,7 +1,7 @@
 import { useState } from 'react';
 
 /** Copies `text`; says so for screen readers and sighted users alike. Falls back to selecting a hidden field. */
-export function CopyButton({ text, label }: { text: string; label: string }) {
+export function CopyButton({ text, label, caption = 'Copy' }: { text: string; label: string; caption?: string }) {
   const [done, setDone] = useState<'' | 'ok' | 'fail'>('');
   const copy = async () => {
     try {
@@ -15,7 +15,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   };
   return (
     <button type="button" className="copy" onClick={copy} aria-label={`Copy ${label}`}>
-      {done === 'ok' ? 'Copied' : done === 'fail' ? 'Select and copy' : 'Copy'}
+      {done === 'ok' ? 'Copied' : done === 'fail' ? 'Select and copy' : caption}
       <span className="sr-only" aria-live="polite">
         {done === 'ok' ? `${label} copied` : ''}
       </span>

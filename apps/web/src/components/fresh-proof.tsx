@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { get } from '../api/client';
 import type { FreshProof, SecurityState } from '../api/types';
 import { assertPasskey, passkeysSupported } from '../api/webauthn';
@@ -11,6 +11,7 @@ import { ErrorMessage, Loading, Notice } from './states';
  */
 export function FreshProofForm({ action, onProof, disabled }: { action: string; onProof(proof: FreshProof): Promise<void>; disabled?: boolean }) {
   const sec = useLoad('security', () => get<SecurityState>('/api/security'));
+  const id = useId();
   const [code, setCode] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
@@ -49,9 +50,9 @@ export function FreshProofForm({ action, onProof, disabled }: { action: string; 
           }}
         >
           <div className="field">
-            <label htmlFor="fresh-totp">Code from your authenticator app</label>
+            <label htmlFor={id}>Code from your authenticator app</label>
             <input
-              id="fresh-totp"
+              id={id}
               inputMode="numeric"
               autoComplete="one-time-code"
               pattern="[0-9 ]{6,8}"

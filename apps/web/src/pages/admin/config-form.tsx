@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { CONFIG_HINTS } from './config-hints';
 
 type Config = Record<string, unknown>;
 
@@ -9,12 +10,13 @@ const humanize = (key: string) => key.replace(/[_-]+/g, ' ').replace(/([a-z])([A
  * keys and value types shape the fields (text, number, on/off, comma-separated list). Nested
  * or unusual values, and formats without defaults, are edited as JSON.
  */
-export function ConfigForm({ defaults, value, onChange }: { defaults: Config; value: Config; onChange(c: Config): void }) {
+export function ConfigForm({ format, defaults, value, onChange }: { format: string; defaults: Config; value: Config; onChange(c: Config): void }) {
   const id = useId();
-  const keys = [...new Set([...Object.keys(defaults), ...Object.keys(value)])];
+  const hints = CONFIG_HINTS[format] ?? {};
+  const keys = [...new Set([...Object.keys(defaults), ...Object.keys(value), ...Object.keys(hints)])];
   const simple = keys.every((k) => {
     const v = k in value ? value[k] : defaults[k];
-    return ['string', 'number', 'boolean'].includes(typeof v) || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
+    return v === undefined || ['string', 'number', 'boolean'].includes(typeof v) || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
   });
   const [asJson, setAsJson] = useState(!simple);
   const [text, setText] = useState(JSON.stringify(value, null, 2));
@@ -28,7 +30,12 @@ export function ConfigForm({ defaults, value, onChange }: { defaults: Config; va
       </fieldset>
     );
 
-  const set = (k: string, v: unknown) => onChange({ ...value, [k]: v });
+  const set = (k: string, v: unknown) => {
+    const next = { ...value, [k]: v };
+    // Optional keys are left out rather than sent empty (the schemas refuse empty strings).
+    if (hints[k]?.optional && (v === '' || v === undefined)) delete next[k];
+    onChange(next);
+  };
   return (
     <fieldset className="config">
       <legend>Format settings</legend>
@@ -63,6 +70,23 @@ export function ConfigForm({ defaults, value, onChange }: { defaults: Config; va
           const d = defaults[k];
           const v = k in value ? value[k] : d;
           const fid = `${id}-${k}`;
+          const hint = hints[k];
+          if (hint?.choices)
+            return (
+              <div className="field" key={k}>
+                <label htmlFor={fid}>{humanize(k)}</label>
+                <select id={fid} value={String(v ?? '')} onChange={(e) => set(k, e.target.value)} aria-describedby={`${fid}-hint`}>
+                  {hint.choices.map((c) => (
+                    <option key={c.value} value={c.value}>
+                      {c.label}
+                    </option>
+                  ))}
+                </select>
+                <small id={`${fid}-hint`} className="hint">
+                  {hint.help}
+                </small>
+              </div>
+            );
           if (typeof d === 'boolean' || typeof v === 'boolean')
             return (
               <div className="field check" key={k}>
@@ -94,7 +118,13 @@ export function ConfigForm({ defaults, value, onChange }: { defaults: Config; va
                 aria-describedby={`${fid}-hint`}
               />
               <small id={`${fid}-hint`} className="hint">
-                {list ? 'Comma-separated. ' : ''}Default: <code>{JSON.stringify(d)}</code>
+                {hint?.help ? `${hint.help} ` : ''}
+                {list ? 'Comma-separated. ' : ''}
+                {d !== undefined && (
+                  <>
+                    Default: <code>{JSON.stringify(d)}</code>
+                  </>
+                )}
               </small>
             </div>
           );

@@ -71,7 +71,7 @@ export function RepoForm({ repo, onSaved, onCancel }: { repo?: Repo; onSaved(r: 
           ))}
         </div>
       </fieldset>
-      {fmt && <ConfigForm key={chosen} defaults={fmt.default_config} value={Object.keys(config).length ? config : fmt.default_config} onChange={setConfig} />}
+      {fmt && <ConfigForm key={chosen} format={chosen} defaults={fmt.default_config} value={Object.keys(config).length ? config : fmt.default_config} onChange={setConfig} />}
       <fieldset>
         <legend>Access</legend>
         <Checkbox label="Anonymous read" checked={anonymous} onChange={(e) => setAnonymous(e.target.checked)} hint="Anyone can download without signing in. Uploads still need a publish session." />

@@ -66,8 +66,8 @@ export function ManualSession({ onCreated }: { onCreated(): void }) {
       {created && (
         <SecretOnce label={`Publish token for ${created.session.repo}`} value={created.session.token}>
           <p className="muted">
-            Valid for <strong>{created.session.repo}</strong> only, until <Time iso={created.session.expires_at} />. Use it as the password with any
-            user name.
+            Valid for <strong>{created.session.repo}</strong> only; it expires <Time iso={created.session.expires_at} />. Use it as the password with
+            any user name.
           </p>
           {sessionCommands(created.base, created.format, created.session.repo, created.session.token).map((s) => (
             <CodeBlock key={s.title} title={s.title} code={s.code} lang={s.lang} />

@@ -65,7 +65,7 @@ export function FileDetails({ repo, path }: { repo: Repo; path: string }) {
             <a className="button primary" href={href} download>
               Download
             </a>
-            <CopyButton text={new URL(href, location.href).href} label="download URL" />
+            <CopyButton text={new URL(href, location.href).href} label="download URL" caption="Copy URL" />
           </div>
           {!repo.anonymous_read && (
             <p className="hint">

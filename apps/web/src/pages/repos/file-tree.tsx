@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { Asset } from '../../api/types';
 import { formatSize, Time } from '../../components/format';
+import { FileIcon, FolderIcon } from '../../components/icons';
 import { link } from '../../router';
 import { buildTree, type Folder } from './tree';
 
@@ -9,9 +10,7 @@ function FileRow({ repo, a, depth }: { repo: string; a: Asset; depth: number }) 
   return (
     <li className="node file" style={{ ['--depth' as string]: depth }}>
       <span className="name">
-        <span className="icon" aria-hidden="true">
-          📄
-        </span>
+<FileIcon />
         <a href={link('repos', repo, { file: a.path })}>{name}</a>
       </span>
       <span className="size">{formatSize(a.size)}</span>
@@ -32,9 +31,7 @@ function FolderRow({ repo, f, depth, open: initiallyOpen }: { repo: string; f: F
           <button type="button" className="disclosure" aria-expanded={open} onClick={() => setOpen(!open)} aria-label={`${open ? 'Collapse' : 'Expand'} ${f.name}`}>
             <span aria-hidden="true">{open ? '▾' : '▸'}</span>
           </button>
-          <span className="icon" aria-hidden="true">
-            📁
-          </span>
+<FolderIcon />
           <a href={link('repos', repo, { prefix: f.path })} title={`Open ${f.path}`}>
             {f.name}/
           </a>

@@ -36,7 +36,7 @@ export function RepoFiles({ repo, prefix }: { repo: string; prefix: string }) {
         {list.items.length > 0 && (
           <span className="muted">
             {list.items.length}
-            {list.next ? '+' : ''} files · {formatSize(total)}
+            {list.next ? '+' : ''} {list.items.length === 1 && !list.next ? 'file' : 'files'} · {formatSize(total)}
             {list.next ? '+' : ''}
           </span>
         )}

@@ -1,0 +1,85 @@
+import { sign } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, type Browser } from './browser.js';
+import { api, basicAuth, createRepo, createUser, deviceKey, grant, screenshot, signInWithTotp, startUiServer, totpCode, useSession, type UiServer } from './harness.js';
+
+let server: UiServer;
+let browser: Browser | undefined;
+beforeAll(async () => {
+  server = await startUiServer();
+  await createRepo(server.base, 'apps', 'raw');
+});
+afterAll(async () => {
+  await server?.srv.stop();
+});
+afterEach(async () => {
+  await browser?.close();
+  browser = undefined;
+});
+
+/** A user with write on `apps`, TOTP set up, signed in in a fresh browser. */
+async function publisher(name: string) {
+  await createUser(server.base, name, `${name} long password`);
+  await grant(server.base, 'apps', name, 'write');
+  const session = await signInWithTotp(server.base, name, `${name} long password`);
+  browser = await launchBrowser();
+  await useSession(browser.context, server.base, session);
+  return { session, page: await browser.context.newPage() };
+}
+
+describe('publishing in the browser', () => {
+  it('approves a device from its verification URL with a fresh TOTP code, completing the device flow', async () => {
+    const { session, page } = await publisher('dana');
+    const key = deviceKey();
+    const enroll = await api<{ device_code: string; user_code: string; verification_url: string }>(server.base, 'POST', '/api/devices/enroll', {
+      name: 'dana-laptop gradle',
+      kind: 'gradle',
+      public_key: key.publicKey,
+    }, {});
+    const poll = () => fetch(`${server.base}/api/devices/enroll/poll`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ device_code: enroll.device_code }) });
+    expect((await (await poll()).json()).error).toBe('authorization_pending');
+
+    await page.goto(enroll.verification_url);
+    await expect(page.getByLabel('Device code').inputValue()).resolves.toBe(enroll.user_code);
+    await expect(page.getByTestId('pending-device').textContent()).resolves.toBe('dana-laptop gradle');
+    await page.getByLabel('Code from your authenticator app').fill(totpCode(session.secret));
+    await screenshot(page, 'device-approval');
+    await page.getByRole('button', { name: 'Approve with code' }).click();
+    await page.getByText('Return to your terminal').waitFor();
+    await page.getByRole('cell', { name: /dana-laptop gradle/ }).waitFor();
+
+    // the device's poll now gets its id, and the device key opens a publish session
+    await new Promise((r) => setTimeout(r, 5_000)); // the poll interval
+    const done = await poll();
+    expect(done.status).toBe(200);
+    const { device_id } = (await done.json()) as { device_id: string };
+    const { nonce } = await api<{ nonce: string }>(server.base, 'POST', '/api/publish/challenge', { device_id }, {});
+    const signature = sign(null, Buffer.from(`service publish v1\n${nonce}\n${device_id}\napps`), key.privateKey).toString('base64url');
+    const created = await api<{ token: string }>(server.base, 'POST', '/api/publish/sessions', { device_id, repo: 'apps', nonce, signature }, {});
+    expect(created.token).toMatch(/^trs_/);
+  }, 60_000);
+
+  it('starts a manual publish session and shows the token once with commands that work', async () => {
+    const { session, page } = await publisher('manu');
+    await page.goto(`${server.base}/#/publishing`);
+    await page.getByLabel('Repository').selectOption('apps');
+    await page.getByRole('region', { name: 'Start a publish session' }).getByLabel('Code from your authenticator app').fill(totpCode(session.secret));
+    await page.getByRole('button', { name: 'Start session with code' }).click();
+    const token = await page.getByTestId('secret').textContent();
+    expect(token).toMatch(/^trs_/);
+    const curl = await page.getByRole('figure').filter({ hasText: 'curl: upload a file' }).locator('pre').textContent();
+    expect(curl).toContain(`publisher:${token}`);
+    expect(curl).toContain(`${server.base}/raw/apps/`);
+    await page.getByRole('cell', { name: 'by hand' }).first().waitFor();
+    await screenshot(page, 'manual-session');
+
+    // the token shown writes to the repository
+    const put = await fetch(`${server.base}/raw/apps/notes/hello.txt`, { method: 'PUT', body: 'hello', headers: { Authorization: basicAuth('publisher', token!) } });
+    expect(put.status).toBe(201);
+    // ending it in the page closes it at once
+    await page.getByRole('button', { name: 'End this session now' }).click();
+    await page.getByText('The session is closed').waitFor();
+    const after = await fetch(`${server.base}/raw/apps/notes/other.txt`, { method: 'PUT', body: 'x', headers: { Authorization: basicAuth('publisher', token!) } });
+    expect(after.status).toBe(401);
+  }, 60_000);
+});

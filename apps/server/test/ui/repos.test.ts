@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, type Browser } from './browser.js';
+import { ADMIN, api, basicAuth, screenshot, signInWithTotp, startUiServer, totpCode, useSession, type SignedIn, type UiServer } from './harness.js';
+
+let server: UiServer;
+let browser: Browser | undefined;
+let admin: SignedIn;
+beforeAll(async () => {
+  server = await startUiServer();
+  admin = await signInWithTotp(server.base, ADMIN.username, ADMIN.password);
+});
+afterAll(async () => {
+  await server?.srv.stop();
+});
+afterEach(async () => {
+  await browser?.close();
+  browser = undefined;
+});
+
+const PATH = 'dist/app/1.0.0/app-1.0.0.tar.gz';
+const BYTES = Buffer.from('release bytes of app 1.0.0\n'.repeat(100));
+
+describe('repositories in the browser', () => {
+  it('lets an admin create a repository, then browse to an uploaded file and its checksums', async () => {
+    browser = await launchBrowser();
+    await useSession(browser.context, server.base, admin);
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/`);
+    await page.getByText('No repositories yet.').waitFor();
+    await page.getByRole('link', { name: 'Create the first one' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('releases');
+    await page.getByRole('radio', { name: /Raw files/ }).check();
+    await page.getByLabel('Anonymous read').check();
+    await page.getByLabel('Uploading a different file to an existing path').selectOption('deny');
+    await screenshot(page, 'repo-create');
+    await page.getByRole('button', { name: 'Create repository' }).click();
+    await page.getByText('Repository releases created.').waitFor();
+    const repo = await api<{ format: string; anonymous_read: boolean; overwrite: string }>(server.base, 'GET', '/api/repos/releases');
+    expect(repo).toMatchObject({ format: 'raw', anonymous_read: true, overwrite: 'deny' });
+
+    // upload over HTTP with a manual publish session, as a terminal would
+    const session = await api<{ token: string }>(server.base, 'POST', '/api/publish/sessions/manual', { repo: 'releases', totp_code: totpCode(admin.secret) }, { Cookie: admin.cookie });
+    const put = await fetch(`${server.base}/raw/releases/${PATH}`, { method: 'PUT', body: BYTES, headers: { Authorization: basicAuth('ci', session.token) } });
+    expect(put.status).toBe(201);
+
+    await page.getByRole('link', { name: 'Browse files' }).click();
+    await page.getByRole('link', { name: 'dist/' }).waitFor();
+    await page.getByRole('button', { name: 'Expand app' }).click();
+    await page.getByRole('button', { name: 'Expand 1.0.0' }).click();
+    const row = page.locator('.node.file', { hasText: 'app-1.0.0.tar.gz' });
+    await expect(row.textContent()).resolves.toMatch(/2\.6 KB.*root/);
+    await screenshot(page, 'repo-browse');
+    await row.getByRole('link', { name: 'app-1.0.0.tar.gz' }).click();
+
+    const sha256 = createHash('sha256').update(BYTES).digest('hex');
+    await page.getByText(sha256).waitFor();
+    const href = await page.getByRole('link', { name: 'Download' }).getAttribute('href');
+    expect(href).toBe(`/raw/releases/${PATH}`);
+    const download = await fetch(`${server.base}${href}`);
+    expect(Buffer.from(await download.arrayBuffer()).equals(BYTES)).toBe(true);
+    await screenshot(page, 'file-details');
+
+    // search finds it by a piece of its path
+    await page.getByRole('searchbox').fill('1.0.0.tar');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: PATH }).waitFor();
+  }, 60_000);
+
+  it('shows the repository page on a 360 px phone', async () => {
+    browser = await launchBrowser({ width: 360, height: 780 });
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/repos/releases`); // anonymous read: no sign-in needed
+    await page.getByRole('heading', { name: 'Use this repository' }).waitFor();
+    await page.getByRole('link', { name: 'dist/' }).waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(360);
+    await screenshot(page, 'repo-mobile');
+  });
+
+  it('edits permissions and users as an admin', async () => {
+    await api(server.base, 'POST', '/api/users', { username: 'uma', password: 'uma long password' });
+    browser = await launchBrowser();
+    await useSession(browser.context, server.base, admin);
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/admin/repos/releases`);
+    await page.getByLabel('User', { exact: true }).fill('uma');
+    await page.getByLabel('Access', { exact: true }).selectOption('write');
+    await page.getByRole('button', { name: 'Grant' }).click();
+    await page.getByLabel('Access of uma').waitFor();
+    const perms = await api<{ items: { username: string; level: string }[] }>(server.base, 'GET', '/api/repos/releases/permissions');
+    expect(perms.items).toEqual([{ username: 'uma', level: 'write' }]);
+    await screenshot(page, 'repo-admin');
+
+    await page.goto(`${server.base}/#/admin/users`);
+    const uma = page.locator('.user', { hasText: 'uma' });
+    await uma.getByRole('button', { name: 'Disable' }).click();
+    await uma.getByText('disabled', { exact: true }).waitFor();
+    expect((await fetch(`${server.base}/api/me`, { headers: { Authorization: basicAuth('uma', 'uma long password') } })).status).toBe(401);
+    await screenshot(page, 'users');
+  });
+});

@@ -1,0 +1,48 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, type Browser } from './browser.js';
+import { basicAuth, createUser, screenshot, signInWithTotp, startUiServer, useSession, type UiServer } from './harness.js';
+
+let server: UiServer;
+let browser: Browser | undefined;
+beforeAll(async () => {
+  server = await startUiServer();
+});
+afterAll(async () => {
+  await server?.srv.stop();
+});
+afterEach(async () => {
+  await browser?.close();
+  browser = undefined;
+});
+
+describe('read tokens in the browser', () => {
+  it('creates a token shown once that reads the API, lists it with its last use, and deletes it', async () => {
+    await createUser(server.base, 'tess', 'tess long password');
+    const session = await signInWithTotp(server.base, 'tess', 'tess long password');
+    browser = await launchBrowser();
+    await useSession(browser.context, server.base, session);
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/tokens`);
+    await page.getByText('No tokens yet.').waitFor();
+    await page.getByLabel('Token name').fill('build server');
+    await page.getByLabel('Expires after').selectOption('30');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = await page.getByTestId('secret').textContent();
+    expect(token).toMatch(/^trp_/);
+
+    const me = await fetch(`${server.base}/api/me`, { headers: { Authorization: basicAuth('anyone', token!) } });
+    expect(me.status).toBe(200);
+    expect((await me.json()).username).toBe('tess');
+
+    await page.reload();
+    const row = page.getByRole('row', { name: /build server/ });
+    await expect(row.textContent()).resolves.toMatch(/just now.*just now|in 30 days|in 4 weeks|next month/);
+    await expect(page.getByTestId('secret').count()).resolves.toBe(0); // shown once only
+    await screenshot(page, 'tokens');
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.getByRole('button', { name: 'Delete build server' }).click();
+    await page.getByText('No tokens yet.').waitFor();
+    expect((await fetch(`${server.base}/api/me`, { headers: { Authorization: basicAuth('anyone', token!) } })).status).toBe(401);
+  }, 60_000);
+});
