@@ -1,7 +1,7 @@
 import { sign } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type Browser } from './browser.js';
-import { api, basicAuth, createRepo, createUser, deviceKey, grant, screenshot, signInWithTotp, startUiServer, totpCode, useSession, type UiServer } from './harness.js';
+import { addVirtualAuthenticator, launchBrowser, type Browser } from './browser.js';
+import { ADMIN, api, basicAuth, createRepo, createUser, deviceKey, grant, screenshot, signInWithTotp, startUiServer, totpCode, useSession, type UiServer } from './harness.js';
 
 let server: UiServer;
 let browser: Browser | undefined;
@@ -81,5 +81,31 @@ describe('publishing in the browser', () => {
     await page.getByText('The session is closed').waitFor();
     const after = await fetch(`${server.base}/raw/apps/notes/other.txt`, { method: 'PUT', body: 'x', headers: { Authorization: basicAuth('publisher', token!) } });
     expect(after.status).toBe(401);
+  }, 60_000);
+
+  it('approves a device with a fresh passkey check, and revoking the device ends its enrollment', async () => {
+    await createUser(server.base, 'paul', 'paul long password');
+    browser = await launchBrowser();
+    const page = await browser.context.newPage();
+    await addVirtualAuthenticator(page);
+    await page.goto(`${server.base}/#/login`);
+    await page.getByLabel('User name').fill('paul');
+    await page.getByLabel('Password').fill('paul long password');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByText('Passkey “Passkey” added.').waitFor();
+
+    const key = deviceKey();
+    const enroll = await api<{ user_code: string; device_code: string }>(server.base, 'POST', '/api/devices/enroll', { name: 'paul-ci-box', kind: 'maven', public_key: key.publicKey }, {});
+    await page.goto(`${server.base}/#/publishing?user_code=${enroll.user_code}`);
+    await page.getByTestId('pending-device').waitFor();
+    await page.getByRole('button', { name: 'Approve with a passkey' }).click();
+    await page.getByText('Return to your terminal').waitFor();
+    const row = page.getByRole('row', { name: /paul-ci-box/ });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Revoke paul-ci-box' }).click();
+    await page.getByText('No enrolled devices.').waitFor();
+    const devices = await api<{ items: { name: string }[] }>(server.base, 'GET', '/api/devices', undefined, { Authorization: basicAuth(ADMIN.username, ADMIN.password) });
+    expect(devices.items.map((d) => d.name)).not.toContain('paul-ci-box');
   }, 60_000);
 });

@@ -141,9 +141,9 @@ function SecondStep({ methods, onDone, onError, onRestart }: { methods: Method[]
     <div className="second">
       <p>Confirm it is you with your second factor.</p>
       {usable.length > 1 && (
-        <div role="tablist" aria-label="Second factor" className="segmented">
+        <div role="group" aria-label="Second factor" className="segmented">
           {usable.map((m) => (
-            <button key={m} type="button" role="tab" aria-selected={m === method} onClick={() => (setMethod(m), setCode(''), onError(''))}>
+            <button key={m} type="button" aria-pressed={m === method} onClick={() => (setMethod(m), setCode(''), onError(''))}>
               {LABELS[m]}
             </button>
           ))}

@@ -52,7 +52,7 @@ export function RecoverySection({ unused, onChange }: { unused: number; onChange
             ))}
           </ol>
           <div className="actions">
-            <CopyButton text={text} label="recovery codes" />
+            <CopyButton text={text} label="recovery codes" caption="Copy codes" />
             <button type="button" onClick={download}>
               Download as text
             </button>
