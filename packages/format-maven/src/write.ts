@@ -19,6 +19,7 @@ import {
 } from './layout.js';
 import { indexedVersions } from './listing.js';
 import { checkMetadataMatchesPath, MAX_METADATA_BYTES, mergeMetadata, parseMetadata, serializeMetadata, type MetadataDoc } from './metadata.js';
+import { readSmallBody } from './small-body.js';
 import { pathKey, type MavenState } from './state.js';
 
 /** Larger than any checksum file in any format clients write. */
@@ -99,13 +100,8 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
   }
 
   async function putChecksum(c: Context<TroveEnv>, repo: RepoRow, p: ChecksumFile, uploader: string) {
-    const file = await receiveUpload(c, ctx.spool, { maxBytes: Math.min(ctx.settings.int('max_upload_bytes'), MAX_CHECKSUM_BYTES) });
-    let hex: string;
-    try {
-      hex = parseChecksumText(await readFile(file.path, 'utf8'), p.algorithm);
-    } finally {
-      await file.dispose();
-    }
+    const body = await readSmallBody(c, Math.min(ctx.settings.int('max_upload_bytes'), MAX_CHECKSUM_BYTES));
+    const hex = parseChecksumText(body.toString('utf8'), p.algorithm);
     return st.locks.run(pathKey(repo.id, p.target.path), async () => {
       const target = ctx.assets.get(repo, p.target.path);
       let stored = hex;

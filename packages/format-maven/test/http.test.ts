@@ -166,6 +166,12 @@ describe('maven format: checksums', () => {
     expect(paths).toEqual([`${A}/1.0/widget-1.0.jar`, `${A}/1.0/widget-1.0.jar.sha1`]);
   });
 
+  it('answers 413 for a checksum body larger than any checksum', async () => {
+    const { put } = await setup();
+    await put(`releases/${A}/1.0/widget-1.0.jar`, 'x');
+    expect((await put(`releases/${A}/1.0/widget-1.0.jar.sha1`, 'a'.repeat(10_000))).status).toBe(413);
+  });
+
   it('refuses a checksum body that is not a digest with 400', async () => {
     const { put } = await setup();
     await put(`releases/${A}/1.0/widget-1.0.jar`, 'x');
