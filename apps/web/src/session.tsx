@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
-import { ApiError, get } from './api/client';
+import { ApiError, get, setUnauthorizedHandler } from './api/client';
 import type { Me } from './api/types';
 
 export type SessionState = { state: 'loading' } | { state: 'anonymous' } | { state: 'error'; error: string } | { state: 'user'; me: Me };
@@ -25,6 +25,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     void refresh();
   }, [refresh]);
+  const signedIn = session.state === 'user';
+  useEffect(() => {
+    setUnauthorizedHandler(signedIn ? () => void refresh() : null);
+    return () => setUnauthorizedHandler(null);
+  }, [signedIn, refresh]);
   return <Ctx.Provider value={{ session, refresh }}>{children}</Ctx.Provider>;
 }
 

@@ -42,7 +42,7 @@ describe('publishing in the browser', () => {
     await page.goto(enroll.verification_url);
     await expect(page.getByLabel('Device code').inputValue()).resolves.toBe(enroll.user_code);
     await expect(page.getByTestId('pending-device').textContent()).resolves.toBe('dana-laptop gradle');
-    await page.getByLabel('Code from your authenticator app').fill(totpCode(session.secret));
+    await page.getByRole('region', { name: 'Device waiting for approval' }).getByLabel('Code from your authenticator app').fill(totpCode(session.secret));
     await screenshot(page, 'device-approval');
     await page.getByRole('button', { name: 'Approve with code' }).click();
     await page.getByText('Return to your terminal').waitFor();

@@ -80,9 +80,13 @@ describe('repositories in the browser', () => {
 
   it('edits permissions and users as an admin', async () => {
     await api(server.base, 'POST', '/api/users', { username: 'uma', password: 'uma long password' });
+    await api(server.base, 'POST', '/api/repos', { name: 'internal-tools', format: 'raw' });
     browser = await launchBrowser();
     await useSession(browser.context, server.base, admin);
     const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/`);
+    await page.getByRole('link', { name: /internal-tools/ }).waitFor();
+    await screenshot(page, 'repos');
     await page.goto(`${server.base}/#/admin/repos/releases`);
     await page.getByLabel('User', { exact: true }).fill('uma');
     await page.getByLabel('Access', { exact: true }).selectOption('write');

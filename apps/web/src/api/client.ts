@@ -14,6 +14,12 @@ export class ApiError extends Error {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+let onUnauthorized: (() => void) | null = null;
+/** Called when a signed-in call gets 401 (the sign-in ended or expired), so the app can re-check who is signed in. */
+export function setUnauthorizedHandler(fn: (() => void) | null): void {
+  onUnauthorized = fn;
+}
+
 function messageFor(status: number, body: unknown, retryAfter: number | null): string {
   const error = body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : '';
   if (status === 429) return `Too many attempts. Try again in ${retryAfter ?? 'a few'} seconds.`;
@@ -40,6 +46,8 @@ export async function request<T>(method: Method, path: string, body?: unknown, h
   if (!res.ok) {
     const retry = Number(res.headers.get('retry-after'));
     const retryAfter = Number.isFinite(retry) && retry > 0 ? retry : null;
+    // Sign-in routes answer 401 for a wrong password or code; everywhere else it means the session is gone.
+    if (res.status === 401 && !path.startsWith('/api/auth/') && path !== '/api/me') onUnauthorized?.();
     throw new ApiError(res.status, messageFor(res.status, data, retryAfter), retryAfter);
   }
   return data as T;

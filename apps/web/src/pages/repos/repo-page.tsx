@@ -39,6 +39,11 @@ export function RepoPage({ repo, query }: { repo: string; query: URLSearchParams
       </div>
       {info.state === 'loading' && <Loading what="the repository" />}
       {info.state === 'error' && <ErrorMessage error={info.error} onRetry={info.reload} />}
+      {info.state === 'error' && !me && (
+        <p>
+          This repository may be private. <a href={link('login', { next: `/repos/${encodeURIComponent(repo)}` })}>Sign in</a> to see it.
+        </p>
+      )}
       {info.state === 'ok' && (
         <div className="repo-layout">
           <div className="main-col">
