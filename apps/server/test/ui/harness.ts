@@ -27,7 +27,7 @@ function freePort(): Promise<number> {
 }
 
 /** The built server as a process, with `base_url` on localhost (the passkey relying party) and cookies allowed over HTTP. */
-export async function startUiServer(): Promise<UiServer> {
+export async function startUiServer(env: Record<string, string> = {}): Promise<UiServer> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
   const srv = await startProcess({
@@ -36,6 +36,7 @@ export async function startUiServer(): Promise<UiServer> {
     TR_COOKIE_SECURE: 'false',
     TR_BOOTSTRAP_ADMIN_USER: ADMIN.username,
     TR_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+    ...env,
   });
   return { srv, base };
 }

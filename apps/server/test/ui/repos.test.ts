@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Browser } from './browser.js';
 import { ADMIN, api, basicAuth, screenshot, signInWithTotp, startUiServer, totpCode, useSession, type SignedIn, type UiServer } from './harness.js';
@@ -7,7 +12,8 @@ let server: UiServer;
 let browser: Browser | undefined;
 let admin: SignedIn;
 beforeAll(async () => {
-  server = await startUiServer();
+  // a slow index rebuild, so the page can be seen while it is pending
+  server = await startUiServer({ TR_DEB_DEBOUNCE: '4s' });
   admin = await signInWithTotp(server.base, ADMIN.username, ADMIN.password);
 });
 afterAll(async () => {
@@ -19,6 +25,7 @@ afterEach(async () => {
 });
 
 const PATH = 'dist/app/1.0.0/app-1.0.0.tar.gz';
+const MAKE_DEB = fileURLToPath(new URL('../../../../scripts/clients/make-deb.sh', import.meta.url));
 const BYTES = Buffer.from('release bytes of app 1.0.0\n'.repeat(100));
 
 describe('repositories in the browser', () => {
@@ -103,4 +110,20 @@ describe('repositories in the browser', () => {
     expect((await fetch(`${server.base}/api/me`, { headers: { Authorization: basicAuth('uma', 'uma long password') } })).status).toBe(401);
     await screenshot(page, 'users');
   });
+
+  it('shows a Debian repository\'s index status while the indexes rebuild, then up to date', async () => {
+    await api(server.base, 'POST', '/api/repos', { name: 'apt', format: 'debian', anonymous_read: true });
+    const deb = execFileSync('bash', [MAKE_DEB, 'hello', '1.0', 'amd64', mkdtempSync(join(tmpdir(), 'trove-deb-'))], { encoding: 'utf8' }).trim();
+    const session = await api<{ token: string }>(server.base, 'POST', '/api/publish/sessions/manual', { repo: 'apt', totp_code: totpCode(admin.secret, 1) }, { Cookie: admin.cookie });
+    const up = await fetch(`${server.base}/debian/apt/upload/stable/main`, { method: 'PUT', body: readFileSync(deb), headers: { Authorization: basicAuth('ci', session.token) } });
+    expect(up.status).toBe(201);
+
+    browser = await launchBrowser();
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/repos/apt`);
+    await expect(page.getByTestId('index-status').textContent()).resolves.toMatch(/indexes rebuilding \(\d+ pending\)/);
+    await screenshot(page, 'debian-pending');
+    await page.getByText('indexes up to date').waitFor({ timeout: 20_000 });
+    await page.getByRole('link', { name: 'pool/' }).waitFor();
+  }, 60_000);
 });

@@ -53,7 +53,7 @@ export function RepoForm({ repo, onSaved, onCancel }: { repo?: Repo; onSaved(r: 
       <fieldset className="formats" disabled={!!repo}>
         <legend>Format{repo ? ' (fixed)' : ''}</legend>
         <div className="format-picker">
-          {formats.data.map((f) => (
+          {formats.data.filter((f) => !repo || f.name === repo.format).map((f) => (
             <label key={f.name} className={f.name === chosen ? 'chosen' : ''}>
               <input
                 type="radio"

@@ -6,7 +6,7 @@ import { useSession } from '../../session';
 import { useLoad } from '../../use-load';
 import { SearchBox } from './search';
 
-const FORMAT_HINT: Record<string, string> = { maven: 'Maven & Gradle', debian: 'apt', raw: 'files' };
+const FORMAT_HINT: Record<string, string> = { maven: 'Maven & Gradle', debian: 'apt', raw: 'plain files' };
 
 export function ReposPage({ query }: { query: URLSearchParams }) {
   const { session } = useSession();
