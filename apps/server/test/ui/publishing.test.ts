@@ -102,6 +102,8 @@ describe('publishing in the browser', () => {
     await page.getByRole('button', { name: 'Approve with a passkey' }).click();
     await page.getByText('Return to your terminal').waitFor();
     const row = page.getByRole('row', { name: /paul-ci-box/ });
+    await row.waitFor();
+    await screenshot(page, 'devices');
     await row.getByRole('button', { name: 'Revoke' }).click();
     await row.getByRole('button', { name: 'Revoke paul-ci-box' }).click();
     await page.getByText('No enrolled devices.').waitFor();

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { sessionCommands } from './session-commands';
+
+describe('sessionCommands', () => {
+  it('puts the token and the repository URL of its format into every command', () => {
+    for (const format of ['maven', 'debian', 'raw']) {
+      const cmds = sessionCommands('https://trove.example', format, 'rel', 'trs_a_b');
+      expect(cmds.length).toBeGreaterThan(0);
+      for (const c of cmds) {
+        expect(c.code).toContain('trs_a_b');
+        expect(c.code).toContain(`https://trove.example/${format}/rel`);
+      }
+    }
+  });
+
+  it('offers Maven and Gradle for Maven repositories and apt for Debian ones', () => {
+    expect(sessionCommands('http://h', 'maven', 'r', 't').map((c) => c.title.split(':')[0])).toEqual(['Maven', 'Gradle', 'curl']);
+    expect(sessionCommands('http://h', 'debian', 'r', 't').some((c) => c.code.includes('apt-get update'))).toBe(true);
+  });
+});
