@@ -54,7 +54,7 @@ describe('sign-in in the browser', () => {
     await page.locator('.who .user', { hasText: ADMIN.username }).waitFor();
   }, 60_000);
 
-  it('registers a passkey through a virtual authenticator and signs in with it', async () => {
+  it('registers a passkey through a virtual authenticator, signs in with it, then once with a downloaded recovery code', async () => {
     await createUser(server.base, 'pia', 'pia passkey password');
     browser = await launchBrowser();
     const page = await browser.context.newPage();
@@ -71,6 +71,12 @@ describe('sign-in in the browser', () => {
     await page.getByRole('button', { name: 'Generate recovery codes' }).click();
     await page.getByRole('region', { name: 'New recovery codes' }).waitFor();
     await expect(page.locator('.codes li').count()).resolves.toBe(10);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download as text' }).click()]);
+    expect(download.suggestedFilename()).toBe('trove-recovery-codes.txt');
+    const saved = await download.path();
+    const { readFileSync } = await import('node:fs');
+    const firstCode = await page.locator('.codes li code').first().textContent();
+    expect(readFileSync(saved!, 'utf8')).toContain(firstCode!);
     await screenshot(page, 'security');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -80,6 +86,18 @@ describe('sign-in in the browser', () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.getByRole('heading', { name: 'Repositories', level: 1 }).waitFor();
     await page.locator('.who .user', { hasText: 'pia' }).waitFor();
+
+    // a recovery code signs in once
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('User name').fill('pia');
+    await page.getByLabel('Password').fill('pia passkey password');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Recovery code', pressed: false }).click();
+    await page.getByLabel('One of your recovery codes').fill(firstCode!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('.who .user', { hasText: 'pia' }).waitFor();
+    await page.goto(`${server.base}/#/security`);
+    await expect(page.getByTestId('recovery-unused').textContent()).resolves.toBe('9');
   }, 60_000);
 
   it('explains an SSO refusal from the login URL in words', async () => {
