@@ -91,9 +91,12 @@ export function App() {
     document.title = `${route.segments[1] && route.segments[0] === 'repos' ? route.segments[1] : title} · Trove`;
   }, [title, route.segments]);
   // Move focus to the new page's heading so keyboard and screen-reader users land on it.
+  // A field the page focused itself (the sign-in form's user name) keeps the focus.
   useEffect(() => {
-    const h = document.querySelector<HTMLElement>('main h1');
-    h?.focus({ preventScroll: true });
+    const main = document.getElementById('main');
+    const active = document.activeElement;
+    if (main && active && active !== main && main.contains(active)) return;
+    document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
   }, [route.raw.split('?')[0]]);
   return (
     <>

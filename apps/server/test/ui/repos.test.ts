@@ -33,6 +33,10 @@ describe('repositories in the browser', () => {
     browser = await launchBrowser();
     await useSession(browser.context, server.base, admin);
     const page = await browser.context.newPage();
+    const elsewhere: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(`${server.base}/`) && !/^(data|blob):/.test(r.url())) elsewhere.push(r.url());
+    });
     await page.goto(`${server.base}/#/`);
     await page.getByText('No repositories yet.').waitFor();
     await page.getByRole('link', { name: 'Create the first one' }).click();
@@ -72,6 +76,7 @@ describe('repositories in the browser', () => {
     await page.getByRole('searchbox').fill('1.0.0.tar');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('link', { name: PATH }).waitFor();
+    expect(elsewhere).toEqual([]); // no CDN, no web fonts: nothing leaves the machine
   }, 60_000);
 
   it('shows the repository page on a 360 px phone', async () => {

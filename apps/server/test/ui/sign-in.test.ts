@@ -107,4 +107,26 @@ describe('sign-in in the browser', () => {
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/not allowed here/);
     await screenshot(page, 'sign-in-mobile');
   });
+
+  it('signs in with the keyboard alone and lands on the focused page heading', async () => {
+    await createUser(server.base, 'kim', 'kim keyboard password');
+    browser = await launchBrowser();
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/login`);
+    await page.getByLabel('User name').waitFor();
+    await page.keyboard.type('kim'); // the user name field has focus
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('kim keyboard password');
+    await page.keyboard.press('Enter');
+    await page.getByText('Set up a second factor to continue.').waitFor();
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Security');
+    // every control on the page is reachable and named
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll('input, select, textarea, button')].filter((el) => {
+        const e = el as HTMLInputElement;
+        return !(e.labels?.length || e.getAttribute('aria-label') || (el.tagName === 'BUTTON' && el.textContent?.trim()));
+      }).length,
+    );
+    expect(unnamed).toBe(0);
+  });
 });
