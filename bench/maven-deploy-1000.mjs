@@ -12,7 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './lib/files.mjs';
 import { resetPeak } from './lib/proc.mjs';
@@ -103,6 +103,11 @@ async function deployAll(items, { base, auth, refRoot }) {
   return { seconds: (performance.now() - started) / 1000, requests: http.count() };
 }
 
+/** CPU seconds (user + system, all threads) a process has used: less sensitive than wall time to a busy shared machine. */
+const cpuSeconds = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const range = (xs) => `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}`;
 const mib = (b) => (b / 1048576).toFixed(1);
@@ -122,15 +127,21 @@ try {
   const troveRates = [];
   const refRates = [];
   const peaks = [];
+  const troveCpu = [];
+  const refCpu = [];
   let lost = 0;
   for (let run = 1; run <= RUNS; run++) {
     const items = plan(run);
     const before = trove.memory().rss;
     const reset = resetPeak(trove.pid);
+    let cpu = cpuSeconds(trove.pid);
     const t = await deployAll(items, { base: `${trove.url}/maven/bench`, auth });
+    troveCpu.push(((cpuSeconds(trove.pid) - cpu) * 1000) / ARTIFACTS);
     const peak = reset ? trove.memory().hwm : NaN;
     peaks.push(peak);
+    cpu = cpuSeconds(ref.pid);
     const r = await deployAll(items, { base: ref.url, refRoot: join(dir, 'ref') });
+    refCpu.push(((cpuSeconds(ref.pid) - cpu) * 1000) / ARTIFACTS);
     troveRates.push(ARTIFACTS / t.seconds);
     refRates.push(ARTIFACTS / r.seconds);
     // Every artifact's metadata must list all of its versions, although clients raced on it.
@@ -144,7 +155,7 @@ try {
     lost += runLost;
     line(
       `run ${run}: trove ${(ARTIFACTS / t.seconds).toFixed(1)} artifacts/s (${(t.requests / t.seconds).toFixed(0)} req/s, ${t.seconds.toFixed(2)} s), ` +
-        `plain node ${(ARTIFACTS / r.seconds).toFixed(1)} artifacts/s; server RSS before ${mib(before)} MiB, peak ${mib(peak)} MiB; lost versions ${runLost}`,
+        `plain node ${(ARTIFACTS / r.seconds).toFixed(1)} artifacts/s; server CPU per artifact ${troveCpu[run - 1].toFixed(1)} ms (plain node ${refCpu[run - 1].toFixed(1)} ms); server RSS before ${mib(before)} MiB, peak ${mib(peak)} MiB; lost versions ${runLost}`,
     );
   }
   const ratio = median(troveRates) / median(refRates);
@@ -152,6 +163,7 @@ try {
     { name: 'trove artifacts/s (median, min-max)', value: `${median(troveRates).toFixed(1)} (${range(troveRates)})` },
     { name: 'plain node PUT reference artifacts/s', value: `${median(refRates).toFixed(1)} (${range(refRates)})` },
     { name: 'ratio trove / plain node', value: `${ratio.toFixed(2)}x` },
+    { name: 'server CPU ms per artifact (median): trove / plain node', value: `${median(troveCpu).toFixed(1)} / ${median(refCpu).toFixed(1)}` },
     { name: 'server peak RSS during a run (max)', value: `${mib(Math.max(...peaks))} MiB` },
     { name: 'lost versions in metadata', value: lost, target: '0', verdict: lost === 0 ? 'meets' : 'MISSES' },
   );

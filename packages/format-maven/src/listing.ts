@@ -8,6 +8,8 @@ export interface Child {
   name: string;
   /** The stored file, or undefined for a directory. */
   asset?: AssetRow;
+  /** A checksum the server derives from `asset` (listed like Maven Central lists its side files). */
+  derived?: { size: number };
 }
 
 /**
@@ -76,6 +78,20 @@ export function indexedVersions(assets: AssetService, repo: RepoRow, artifactDir
   }
 }
 
+/** Adds the `.md5` and `.sha1` every file has (derived on GET) beside each stored file, in name order. */
+export function withChecksums(children: Child[], isChecksum: (name: string) => boolean): Child[] {
+  const names = new Set(children.map((c) => c.name));
+  const out: Child[] = [];
+  for (const c of children) {
+    out.push(c);
+    if (!c.asset || isChecksum(c.name)) continue;
+    for (const [alg, size] of [['md5', 32], ['sha1', 40]] as const) {
+      if (!names.has(`${c.name}.${alg}`)) out.push({ name: `${c.name}.${alg}`, asset: c.asset, derived: { size } });
+    }
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** An index page like Maven Central's: names, dates and sizes, relative links. */
@@ -85,7 +101,7 @@ export function renderIndex(repoName: string, dir: string, children: Child[], tr
     const href = encodeURIComponent(c.name) + (c.asset ? '' : '/');
     const label = escapeHtml(c.name + (c.asset ? '' : '/'));
     const date = c.asset ? c.asset.updatedAt.toISOString().slice(0, 16).replace('T', ' ') : '-';
-    const size = c.asset ? String(c.asset.size) : '-';
+    const size = c.derived ? String(c.derived.size) : c.asset ? String(c.asset.size) : '-';
     return `<a href="${href}" title="${label}">${label}</a>${' '.repeat(Math.max(1, 60 - label.length))}${date.padEnd(20)}${size.padStart(12)}`;
   });
   const parent = dir ? '<a href="../">../</a>\n' : '';

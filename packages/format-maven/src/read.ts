@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { notFound, parseRepoPath, serveAsset, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
 import { readSmall } from './digests.js';
 import { checkSegments, checksumSuffix, METADATA, parseMavenPath, splitSuffix, type ChecksumAlgorithm } from './layout.js';
-import { isDirectory, listChildren, renderIndex } from './listing.js';
+import { isDirectory, listChildren, renderIndex, withChecksums } from './listing.js';
 import { parseMetadata, snapshotBuildFor } from './metadata.js';
 import type { MavenState } from './state.js';
 
@@ -61,7 +61,8 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
 
   function index(c: Context<TroveEnv>, repo: RepoRow, dir: string) {
     const { children, truncated } = listChildren(ctx.assets, repo, dir);
-    return c.html(renderIndex(repo.name, dir, children, truncated), 200, { 'Cache-Control': 'no-cache' });
+    const listed = withChecksums(children, (n) => checksumSuffix(n) !== null);
+    return c.html(renderIndex(repo.name, dir, listed, truncated), 200, { 'Cache-Control': 'no-cache' });
   }
 
   return async (c: Context<TroveEnv>) => {

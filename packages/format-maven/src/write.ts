@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'hono';
@@ -75,11 +76,12 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
     const file = await receiveUpload(c, ctx.spool, { maxBytes: ctx.settings.int('max_upload_bytes'), algorithms: ['sha1', 'md5'] });
     const mutable = isMutable(p);
     return st.locks.run(pathKey(repo.id, p.path), async () => {
+      let pending: string[] = [];
       try {
         if (!ctx.assets.get(repo, p.path)) {
-          const bad = await disagreeingChecksums(repo, p.path, file);
+          pending = CHECKSUM_ALGORITHMS.map((a) => `${p.path}.${a}`).filter((x) => ctx.assets.get(repo, x));
+          const bad = pending.length ? await disagreeingChecksums(repo, p.path, file) : [];
           if (bad.length && !mutable) throw conflict(`${p.path} does not match the checksum uploaded before it (${bad.join(', ')})`);
-          bad.forEach((b) => ctx.assets.delete(repo, b));
         }
       } catch (err) {
         await file.dispose();
@@ -94,28 +96,33 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
         onExisting: mutable ? 'replace' : 'conflict',
         conflictMessage: `${p.path} is a release file and cannot change; deploy a new version instead`,
       });
+      // From now on the file's checksums are derived from it: held copies are no longer needed.
       if (r.status === 'replaced') dropChecksums(repo, p.path);
+      else pending.forEach((x) => ctx.assets.delete(repo, x));
       return answer(c, r);
     });
   }
 
+  /**
+   * A checksum of a stored file is verified and acknowledged with 200 but not stored: GETs
+   * derive it from the file, so a stored copy could only ever be redundant or wrong, and a
+   * deploy's six checksum uploads cost no disk write. A checksum whose file has not arrived
+   * yet is held (201) until the file does.
+   */
   async function putChecksum(c: Context<TroveEnv>, repo: RepoRow, p: ChecksumFile, uploader: string) {
     const body = await readSmallBody(c, Math.min(ctx.settings.int('max_upload_bytes'), MAX_CHECKSUM_BYTES));
     const hex = parseChecksumText(body.toString('utf8'), p.algorithm);
     return st.locks.run(pathKey(repo.id, p.target.path), async () => {
       const target = ctx.assets.get(repo, p.target.path);
-      let stored = hex;
       if (target) {
         const actual = await st.digests.of(target, p.algorithm);
-        if (actual !== hex) {
-          // The server may have stored a merged metadata document; the client's checksum describes what it sent.
-          const ofSubmission = p.target.kind === 'metadata' && st.submissions.has(pathKey(repo.id, p.target.path), `${p.algorithm}:${hex}`);
-          if (!ofSubmission) throw conflict(`${p.algorithm} ${hex} does not match the stored ${p.target.path} (${actual}); checksum refused`);
-          stored = actual;
-        }
+        // The server may have stored a merged metadata document; the client's checksum describes what it sent.
+        const ofSubmission = p.target.kind === 'metadata' && st.submissions.has(pathKey(repo.id, p.target.path), `${p.algorithm}:${hex}`);
+        if (actual !== hex && !ofSubmission) throw conflict(`${p.algorithm} ${hex} does not match the stored ${p.target.path} (${actual}); checksum refused`);
+        return c.json({ path: p.path, size: actual.length, sha256: createHash('sha256').update(actual).digest('hex') }, 200);
       }
-      // Stored in canonical form (bare lower-case hex), so a retry in another notation is an identical retry.
-      const r = await ctx.assets.commitBytes({ repo, path: p.path, bytes: stored, contentType: 'text/plain', uploader, onExisting: 'replace' });
+      // Held in canonical form (bare lower-case hex), so a retry in another notation is an identical retry.
+      const r = await ctx.assets.commitBytes({ repo, path: p.path, bytes: hex, contentType: 'text/plain', uploader, onExisting: 'replace' });
       return answer(c, r);
     });
   }
@@ -158,7 +165,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
       } finally {
         await file.dispose();
       }
-      if (r.status === 'replaced') dropChecksums(repo, p.path);
+      if (r.status !== 'identical') dropChecksums(repo, p.path);
       return answer(c, r);
     });
   }

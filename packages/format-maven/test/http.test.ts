@@ -151,19 +151,20 @@ describe('maven format: checksums', () => {
     expect((await get(`releases/${A}/1.0/widget-1.0.pom.sha1`)).status).toBe(404);
   });
 
-  it('stores a matching checksum upload and refuses a mismatching one with 409 without storing it', async () => {
+  it('accepts a matching checksum upload with 200 and refuses a mismatching one with 409', async () => {
     const { put, get } = await setup();
     const jar = Buffer.from('the jar');
     await put(`releases/${A}/1.0/widget-1.0.jar`, jar);
-    expect((await put(`releases/${A}/1.0/widget-1.0.jar.sha1`, hex('sha1', jar))).status).toBe(201);
-    // sha1sum's "hex  name" form and upper case are the same checksum: an identical retry
+    // The file's checksums already exist (derived from it): a matching upload is an identical retry.
+    expect((await put(`releases/${A}/1.0/widget-1.0.jar.sha1`, hex('sha1', jar))).status).toBe(200);
+    // sha1sum's "hex  name" form and upper case are the same checksum
     expect((await put(`releases/${A}/1.0/widget-1.0.jar.sha1`, `${hex('sha1', jar).toUpperCase()}  widget-1.0.jar\n`)).status).toBe(200);
     const bad = await put(`releases/${A}/1.0/widget-1.0.jar.md5`, hex('md5', 'other bytes'));
     expect(bad.status).toBe(409);
     expect((await bad.json()).error).toMatch(/does not match/);
     expect(await (await get(`releases/${A}/1.0/widget-1.0.jar.md5`)).text()).toBe(hex('md5', jar));
     const paths = (await (await fetch(`${s.url}/api/repos/releases/assets`)).json()).items.map((i: { path: string }) => i.path);
-    expect(paths).toEqual([`${A}/1.0/widget-1.0.jar`, `${A}/1.0/widget-1.0.jar.sha1`]);
+    expect(paths).toEqual([`${A}/1.0/widget-1.0.jar`]);
   });
 
   it('answers 413 for a checksum body larger than any checksum', async () => {
@@ -190,6 +191,9 @@ describe('maven format: checksums', () => {
     expect((await get(`releases/${A}/1.0/widget-1.0.jar`)).status).toBe(404);
     expect((await put(`releases/${A}/1.0/widget-1.0.jar`, 'right bytes')).status).toBe(201);
     expect(await (await get(`releases/${A}/1.0/widget-1.0.jar.sha1`)).text()).toBe(hex('sha1', 'right bytes'));
+    // the held copy is gone: from now on the checksum is derived from the file
+    const paths = (await (await fetch(`${s.url}/api/repos/releases/assets`)).json()).items.map((i: { path: string }) => i.path);
+    expect(paths).toEqual([`${A}/1.0/widget-1.0.jar`]);
   });
 
   it('keeps checksums of a replaced SNAPSHOT file in step with its new bytes', async () => {
@@ -200,7 +204,7 @@ describe('maven format: checksums', () => {
     expect((await put(p, 'two')).status).toBe(200);
     expect(await (await get(`${p}.sha1`)).text()).toBe(hex('sha1', 'two'));
     expect((await put(`${p}.sha1`, hex('sha1', 'one'))).status).toBe(409);
-    expect((await put(`${p}.sha1`, hex('sha1', 'two'))).status).toBe(201);
+    expect((await put(`${p}.sha1`, hex('sha1', 'two'))).status).toBe(200);
   });
 });
 
@@ -237,7 +241,7 @@ describe('maven format: maven-metadata.xml', () => {
     await put(`releases/${A}/1.1/widget-1.1.jar`, 'b');
     const next = artifactMetadata(['1.0', '1.1']);
     expect((await put(`releases/${A}/maven-metadata.xml`, next)).status).toBe(200);
-    expect((await put(`releases/${A}/maven-metadata.xml.sha1`, hex('sha1', next))).status).toBe(201);
+    expect((await put(`releases/${A}/maven-metadata.xml.sha1`, hex('sha1', next))).status).toBe(200);
     expect(await (await get(`releases/${A}/maven-metadata.xml.sha1`)).text()).toBe(hex('sha1', next));
   });
 
@@ -325,6 +329,8 @@ describe('maven format: browsing', () => {
     html = await r.text();
     expect(html).toContain('<a href="widget-1.0.jar"');
     expect(html).toContain('<a href="widget-1.0.pom"');
+    expect(html).toContain('<a href="widget-1.0.pom.sha1"'); // derived side files are listed like Central's
+    expect(html).toContain('<a href="widget-1.0.jar.md5"');
     r = await get('releases/');
     html = await r.text();
     expect(html).toMatch(/<a href="org\/"/);
