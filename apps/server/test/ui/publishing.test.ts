@@ -42,7 +42,7 @@ describe('publishing in the browser', () => {
     await page.goto(enroll.verification_url);
     await expect(page.getByLabel('Device code').inputValue()).resolves.toBe(enroll.user_code);
     await expect(page.getByTestId('pending-device').textContent()).resolves.toBe('dana-laptop gradle');
-    await page.getByRole('region', { name: 'Device waiting for approval' }).getByLabel('Code from your authenticator app').fill(totpCode(session.secret));
+    await page.getByRole('region', { name: 'Device waiting for approval' }).getByLabel('Authenticator app code').fill(totpCode(session.secret));
     await screenshot(page, 'device-approval');
     await page.getByRole('button', { name: 'Approve with code' }).click();
     await page.getByText('Return to your terminal').waitFor();
@@ -63,7 +63,7 @@ describe('publishing in the browser', () => {
     const { session, page } = await publisher('manu');
     await page.goto(`${server.base}/#/publishing`);
     await page.getByLabel('Repository').selectOption('apps');
-    await page.getByRole('region', { name: 'Start a publish session' }).getByLabel('Code from your authenticator app').fill(totpCode(session.secret));
+    await page.getByRole('region', { name: 'Start a publish session' }).getByLabel('Authenticator app code').fill(totpCode(session.secret));
     await page.getByRole('button', { name: 'Start session with code' }).click();
     const token = await page.getByTestId('secret').textContent();
     expect(token).toMatch(/^trs_/);

@@ -50,7 +50,7 @@ export function FreshProofForm({ action, onProof, disabled }: { action: string; 
           }}
         >
           <div className="field">
-            <label htmlFor={id}>Code from your authenticator app</label>
+            <label htmlFor={id}>Authenticator app code</label>
             <input
               id={id}
               inputMode="numeric"

@@ -46,10 +46,10 @@ export function UserRow({ user, onChange }: { user: User; onChange(): void }) {
           </div>
         </div>
         <div className="row-actions">
-          <button type="button" disabled={busy || self} onClick={() => change({ disabled: !user.disabled }, user.disabled ? `${user.username} can sign in again.` : `${user.username} is disabled; their tokens stopped working.`)}>
+          <button type="button" disabled={busy || self} title={self ? 'You cannot disable yourself' : undefined} onClick={() => change({ disabled: !user.disabled }, user.disabled ? `${user.username} can sign in again.` : `${user.username} is disabled; their tokens stopped working.`)}>
             {user.disabled ? 'Enable' : 'Disable'}
           </button>
-          <button type="button" disabled={busy || self} onClick={() => change({ is_admin: !user.is_admin }, user.is_admin ? `${user.username} is no longer an admin.` : `${user.username} is now an admin.`)}>
+          <button type="button" disabled={busy || self} title={self ? 'You cannot drop your own admin flag' : undefined} onClick={() => change({ is_admin: !user.is_admin }, user.is_admin ? `${user.username} is no longer an admin.` : `${user.username} is now an admin.`)}>
             {user.is_admin ? 'Remove admin' : 'Make admin'}
           </button>
           {user.kind === 'local' && (

@@ -4,6 +4,7 @@ import { useMe } from '../../session';
 import { ApproveDevice } from './approve-device';
 import { DeviceList } from './device-list';
 import { ManualSession } from './manual-session';
+import { PublishLog } from './publish-log';
 import { SessionList } from './session-list';
 
 export function PublishingPage({ userCode }: { userCode: string }) {
@@ -24,6 +25,7 @@ export function PublishingPage({ userCode }: { userCode: string }) {
       </div>
       <DeviceList key={`d${tick}`} />
       <SessionList key={`s${tick}`} />
+      {me?.is_admin && <PublishLog key={`l${tick}`} />}
     </section>
   );
 }

@@ -3,7 +3,7 @@ import { Time } from '../../components/format';
 import { Empty, ErrorMessage, Pager } from '../../components/states';
 import { usePaged } from '../../use-paged';
 
-const PROOF: Record<string, string> = { device: 'device key', manual: 'by hand', oidc: 'CI' };
+export const PROOF: Record<string, string> = { device: 'device key', manual: 'by hand', oidc: 'CI' };
 
 export function SessionList() {
   const list = usePaged<PublishSession>('/api/publish/sessions');
