@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Browser } from './browser.js';
-import { ADMIN, api, basicAuth, screenshot, signInWithTotp, startUiServer, totpCode, useSession, type SignedIn, type UiServer } from './harness.js';
+import { ADMIN, api, basicAuth, createUser, screenshot, signInWithTotp, startUiServer, totpCode, useSession, type SignedIn, type UiServer } from './harness.js';
 
 let server: UiServer;
 let browser: Browser | undefined;
@@ -130,5 +130,24 @@ describe('repositories in the browser', () => {
     await screenshot(page, 'debian-pending');
     await page.getByText('indexes up to date').waitFor({ timeout: 20_000 });
     await page.getByRole('link', { name: 'pool/' }).waitFor();
+  }, 60_000);
+
+  it('shows a Maven artifact with its coordinates as ready-to-paste dependencies', async () => {
+    await createUser(server.base, 'mia', 'mia long password', true);
+    const mia = await signInWithTotp(server.base, 'mia', 'mia long password');
+    await api(server.base, 'POST', '/api/repos', { name: 'libs', format: 'maven', config: { version_policy: 'release' } });
+    const session = await api<{ token: string }>(server.base, 'POST', '/api/publish/sessions/manual', { repo: 'libs', totp_code: totpCode(mia.secret) }, { Cookie: mia.cookie });
+    const jar = Buffer.from('PK fake jar bytes');
+    const up = await fetch(`${server.base}/maven/libs/org/acme/widget/1.0.0/widget-1.0.0.jar`, { method: 'PUT', body: jar, headers: { Authorization: basicAuth('ci', session.token) } });
+    expect(up.status).toBe(201);
+
+    browser = await launchBrowser();
+    await useSession(browser.context, server.base, mia);
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/repos/libs?file=org/acme/widget/1.0.0/widget-1.0.0.jar`);
+    const gradle = page.getByRole('figure').filter({ hasText: 'Depend on it: Gradle' }).locator('pre');
+    await expect(gradle.textContent()).resolves.toBe('implementation("org.acme:widget:1.0.0")');
+    await expect(page.getByRole('link', { name: 'Download' }).getAttribute('href')).resolves.toBe('/maven/libs/org/acme/widget/1.0.0/widget-1.0.0.jar');
+    await screenshot(page, 'maven-artifact');
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { get, post } from '../api/client';
+import { ApiError, get, post } from '../api/client';
 import type { AuthConfig, LoginAnswer } from '../api/types';
 import { assertPasskey, passkeysSupported } from '../api/webauthn';
 import { Field } from '../components/field';
@@ -134,6 +134,8 @@ function SecondStep({ methods, onDone, onError, onRestart }: { methods: Method[]
     } catch (err) {
       onError((err as Error).message);
       setBusy(false);
+      // The pending sign-in is gone (it lasts minutes): start again from the password.
+      if (err instanceof ApiError && err.status === 401 && /expired/i.test(err.message)) onRestart();
     }
   };
 

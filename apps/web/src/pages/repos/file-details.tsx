@@ -1,10 +1,12 @@
 import { enc, get, url } from '../../api/client';
 import type { Asset, Page, Repo } from '../../api/types';
+import { CodeBlock } from '../../components/code-block';
 import { CopyButton } from '../../components/copy-button';
 import { formatDate, formatSize } from '../../components/format';
 import { ErrorMessage, Loading } from '../../components/states';
 import { link } from '../../router';
 import { useLoad } from '../../use-load';
+import { dependencySnippets, mavenCoords } from './maven-coords';
 
 /** Where a file downloads from: its format's route. */
 export const downloadPath = (repo: Repo, path: string) => `/${repo.format}/${enc(repo.name)}/${path.split('/').map(enc).join('/')}`;
@@ -32,6 +34,7 @@ export function FileDetails({ repo, path }: { repo: Repo; path: string }) {
   });
   const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : '';
   const href = downloadPath(repo, path);
+  const coords = repo.format === 'maven' ? mavenCoords(path) : null;
   return (
     <section className="card" aria-labelledby="file-h">
       <nav aria-label="Back" className="crumbs">
@@ -67,6 +70,13 @@ export function FileDetails({ repo, path }: { repo: Repo; path: string }) {
             </a>
             <CopyButton text={new URL(href, location.href).href} label="download URL" caption="Copy URL" />
           </div>
+          {coords && (
+            <div className="deps">
+              {dependencySnippets(coords).map((s) => (
+                <CodeBlock key={s.title} title={`Depend on it: ${s.title}`} code={s.code} lang={s.lang} />
+              ))}
+            </div>
+          )}
           {!repo.anonymous_read && (
             <p className="hint">
               This repository is private: downloads use HTTP Basic, so your browser asks for your user name and your password or a{' '}

@@ -50,9 +50,9 @@ export function RepoPage({ repo, query }: { repo: string; query: URLSearchParams
             <SearchBox repo={repo} q={q} />
             {file ? <FileDetails repo={info.data} path={file} /> : q.trim().length < 3 ? <RepoFiles repo={repo} prefix={prefix} /> : null}
           </div>
-          <aside className="side-col">
+          <div className="side-col">
             <UsageSnippets repo={repo} />
-          </aside>
+          </div>
         </div>
       )}
     </section>
