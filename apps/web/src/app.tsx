@@ -30,7 +30,7 @@ function Gate({ route, admin, children }: { route: Route; admin?: boolean; child
   const toSetup = session.state === 'user' && session.me.second_factor_required && session.me.kind === 'local' && route.segments[0] !== 'security';
   useEffect(() => {
     if (toLogin) navigate(link('login', { next: route.raw }));
-    else if (toSetup) navigate(link('security', { setup: '1' }));
+    else if (toSetup) navigate(link('security', { setup: '1', next: route.raw }));
   }, [toLogin, toSetup, route.raw]);
   if (session.state === 'loading') return <Loading what="your account" />;
   if (session.state === 'error') return <ErrorMessage error={session.error} onRetry={() => location.reload()} />;
@@ -50,7 +50,7 @@ function Page({ route }: { route: Route }) {
     case 'security':
       return (
         <Gate route={route}>
-          <SecurityPage setup={route.query.get('setup') === '1'} />
+          <SecurityPage setup={route.query.get('setup') === '1'} next={route.query.get('next')} />
         </Gate>
       );
     case 'tokens':

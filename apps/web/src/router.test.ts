@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHash } from './router';
+import { parseHash, safeNext } from './router';
 
 describe('parseHash', () => {
   it('splits segments, decodes them and keeps the query', () => {
@@ -18,5 +18,15 @@ describe('parseHash', () => {
   it('treats an empty hash and a malformed escape gracefully', () => {
     expect(parseHash('').segments).toEqual([]);
     expect(parseHash('#/repos/%E0%A4%A').segments).toEqual(['repos', '%E0%A4%A']);
+  });
+});
+
+describe('safeNext', () => {
+  it('follows same-app routes only', () => {
+    expect(safeNext('/publishing?code=AB')).toBe('#/publishing?code=AB');
+    expect(safeNext('//evil.example/')).toBe('#/');
+    expect(safeNext('https://evil.example/')).toBe('#/');
+    expect(safeNext('/login?next=/x')).toBe('#/');
+    expect(safeNext(null)).toBe('#/');
   });
 });

@@ -48,3 +48,6 @@ export function link(...parts: (string | Record<string, string | undefined>)[]):
 export function navigate(href: string): void {
   location.hash = href.replace(/^#/, '');
 }
+
+/** Where to go after sign-in or setup: only same-app hash routes (never another site), never back to sign-in. */
+export const safeNext = (next: string | null): string => (next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? `#${next}` : '#/');

@@ -110,4 +110,25 @@ describe('publishing in the browser', () => {
     const devices = await api<{ items: { name: string }[] }>(server.base, 'GET', '/api/devices', undefined, { Authorization: basicAuth(ADMIN.username, ADMIN.password) });
     expect(devices.items.map((d) => d.name)).not.toContain('paul-ci-box');
   }, 60_000);
+
+  it('takes a new user from the verification URL through sign-in and second-factor setup back to the approval', async () => {
+    await createUser(server.base, 'nina', 'nina long password');
+    const key = deviceKey();
+    const enroll = await api<{ user_code: string; verification_url: string }>(server.base, 'POST', '/api/devices/enroll', { name: 'nina-gradle', kind: 'gradle', public_key: key.publicKey }, {});
+    browser = await launchBrowser();
+    const page = await browser.context.newPage();
+    await page.goto(enroll.verification_url);
+    await page.getByLabel('User name').fill('nina');
+    await page.getByLabel('Password').fill('nina long password');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Add an authenticator app' }).click();
+    const secret = (await page.getByTestId('totp-secret').getAttribute('data-secret'))!;
+    await page.getByLabel('Enter the code the app shows').fill(totpCode(secret));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('link', { name: 'Continue where you were going' }).click();
+    await expect(page.getByTestId('pending-device').textContent()).resolves.toBe('nina-gradle');
+    await page.getByRole('region', { name: 'Device waiting for approval' }).getByLabel('Authenticator app code').fill(totpCode(secret, 1));
+    await page.getByRole('button', { name: 'Approve with code' }).click();
+    await page.getByText('Return to your terminal').waitFor();
+  }, 60_000);
 });

@@ -4,7 +4,7 @@ import type { AuthConfig, LoginAnswer } from '../api/types';
 import { assertPasskey, passkeysSupported } from '../api/webauthn';
 import { Field } from '../components/field';
 import { ErrorMessage } from '../components/states';
-import { link, navigate } from '../router';
+import { link, navigate, safeNext } from '../router';
 import { useSession } from '../session';
 import { useLoad } from '../use-load';
 import { loginError } from './login-reasons';
@@ -22,8 +22,6 @@ function methodsOf(names: string[]): Method[] {
   return (['passkey', 'totp', 'recovery'] as const).filter((m) => out.has(m));
 }
 
-/** Only same-app hash routes are followed after sign-in. */
-const safeNext = (next: string | null) => (next && next.startsWith('/') && !next.startsWith('/login') ? `#${next}` : '#/');
 
 export function LoginPage({ query }: { query: URLSearchParams }) {
   const { session, refresh } = useSession();
@@ -65,7 +63,7 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
               }}
               onSetupOnly={async () => {
                 await refresh();
-                navigate(link('security', { setup: '1' }));
+                navigate(link('security', { setup: '1', next: query.get('next') ?? undefined }));
               }}
             />
           )}

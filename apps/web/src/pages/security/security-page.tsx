@@ -4,12 +4,13 @@ import type { SecurityState } from '../../api/types';
 import { ErrorMessage, Loading, Notice } from '../../components/states';
 import { useSession } from '../../session';
 import { useLoad } from '../../use-load';
+import { safeNext } from '../../router';
 import { PasskeySection } from './passkey-section';
 import { PasswordSection } from './password-section';
 import { RecoverySection } from './recovery-section';
 import { TotpSection } from './totp-section';
 
-export function SecurityPage({ setup }: { setup: boolean }) {
+export function SecurityPage({ setup, next }: { setup: boolean; next: string | null }) {
   const { session, refresh } = useSession();
   const sec = useLoad('security', () => get<SecurityState>('/api/security'));
   const me = session.state === 'user' ? session.me : null;
@@ -34,7 +35,8 @@ export function SecurityPage({ setup }: { setup: boolean }) {
       )}
       {!me?.second_factor_required && setup && has && (
         <Notice tone="success">
-          Your second factor is set up. <a href="#/">Continue to the repositories</a>, and keep a set of recovery codes somewhere safe.
+          Your second factor is set up. <a href={safeNext(next)}>{next && !next.startsWith('/security') ? 'Continue where you were going' : 'Continue to the repositories'}</a>, and keep a
+          set of recovery codes somewhere safe.
         </Notice>
       )}
       {sec.state === 'loading' && <Loading what="your second factors" />}
