@@ -93,17 +93,27 @@ export function serializeMetadata(doc: MetadataDoc): string {
 export function checkMetadataMatchesPath(doc: MetadataDoc, dir: string): void {
   const parts = dir.split('/');
   let groupParts = parts;
-  if (doc.version !== undefined) {
-    if (parts[parts.length - 1] !== doc.version) throw badRequest(`maven-metadata.xml describes version ${doc.version}, but it was uploaded to ${dir}/`);
+  if (isVersionLevel(doc, dir)) {
     if (doc.artifactId !== undefined && parts[parts.length - 2] !== doc.artifactId) throw badRequest(`maven-metadata.xml describes artifact ${doc.artifactId}, but it was uploaded to ${dir}/`);
     groupParts = parts.slice(0, -2);
   } else if (doc.artifactId !== undefined) {
+    // Maven 2 also wrote the last deployed <version> into artifact-level metadata: not a version-level document.
     if (parts[parts.length - 1] !== doc.artifactId) throw badRequest(`maven-metadata.xml describes artifact ${doc.artifactId}, but it was uploaded to ${dir}/`);
     groupParts = parts.slice(0, -1);
   }
   if (doc.groupId !== undefined && doc.groupId !== groupParts.join('.')) {
     throw badRequest(`maven-metadata.xml describes group ${doc.groupId}, but it was uploaded under ${groupParts.join('/')}/`);
   }
+}
+
+/** Version-level metadata (a SNAPSHOT's builds) sits in the directory of the version it names. */
+export function isVersionLevel(doc: MetadataDoc, dir: string): boolean {
+  return doc.version !== undefined && dir.slice(dir.lastIndexOf('/') + 1) === doc.version;
+}
+
+/** Artifact-level metadata lists the versions of the artifact whose directory it sits in. */
+export function isArtifactLevel(doc: MetadataDoc, dir: string): boolean {
+  return doc.artifactId !== undefined && !isVersionLevel(doc, dir);
 }
 
 /** Maven's `lastUpdated` form, `yyyyMMddHHmmss` in UTC. */
@@ -127,7 +137,7 @@ export interface MergeResult {
  * that ran concurrently each read an older document; taking the union here means no
  * deploy can drop another's version (workload W6). `latest` and `release` are then the
  * highest versions in Maven's order, as Nexus computes them, not whatever the last
- * client happened to deploy.
+ * client happened to deploy. `indexVersions` is empty for group- and version-level documents.
  */
 export function mergeMetadata(client: MetadataDoc, stored: MetadataDoc | undefined, indexVersions: string[]): MergeResult {
   const doc: MetadataDoc = structuredClone(client);
@@ -136,7 +146,7 @@ export function mergeMetadata(client: MetadataDoc, stored: MetadataDoc | undefin
 
   // Artifact level: versions, latest, release.
   const known = new Set<string>(cv?.versions?.version ?? []);
-  const extra = [...(stored?.versioning?.versions?.version ?? []), ...(client.artifactId !== undefined && client.version === undefined ? indexVersions : [])].filter(
+  const extra = [...(stored?.versioning?.versions?.version ?? []), ...indexVersions].filter(
     (v) => !known.has(v),
   );
   const all = [...new Set([...known, ...extra])];

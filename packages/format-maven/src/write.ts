@@ -19,7 +19,7 @@ import {
   type MetadataFile,
 } from './layout.js';
 import { indexedVersions } from './listing.js';
-import { checkMetadataMatchesPath, MAX_METADATA_BYTES, mergeMetadata, parseMetadata, serializeMetadata, type MetadataDoc } from './metadata.js';
+import { checkMetadataMatchesPath, isArtifactLevel, MAX_METADATA_BYTES, mergeMetadata, parseMetadata, serializeMetadata, type MetadataDoc } from './metadata.js';
 import { readSmallBody } from './small-body.js';
 import { pathKey, type MavenState } from './state.js';
 
@@ -154,8 +154,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
             stored = undefined; // an unreadable stored document is replaced, not merged
           }
         }
-        const artifactLevel = doc.artifactId !== undefined && doc.version === undefined;
-        const merged = mergeMetadata(doc, stored, artifactLevel ? indexedVersions(ctx.assets, repo, p.dir, doc.artifactId!) : []);
+        const merged = mergeMetadata(doc, stored, isArtifactLevel(doc, p.dir) ? indexedVersions(ctx.assets, repo, p.dir, doc.artifactId!) : []);
         if (merged.changed) {
           await file.dispose();
           r = await ctx.assets.commitBytes({ repo, path: p.path, bytes: serializeMetadata(merged.doc), contentType: 'text/xml', uploader, onExisting: 'replace' });

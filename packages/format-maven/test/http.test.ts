@@ -232,6 +232,16 @@ describe('maven format: maven-metadata.xml', () => {
     expect((await r.json()).error).toMatch(/describes artifact gadget/);
   });
 
+  it('merges Maven 2 style artifact metadata that also names the last deployed <version>', async () => {
+    const { put, get } = await setup();
+    await put(`releases/${A}/1.0/widget-1.0.jar`, 'a');
+    await put(`releases/${A}/1.1/widget-1.1.jar`, 'b');
+    const maven2 = artifactMetadata(['1.1']).replace('<artifactId>widget</artifactId>', '<artifactId>widget</artifactId>\n  <version>1.1</version>');
+    expect((await put(`releases/${A}/maven-metadata.xml`, maven2)).status).toBe(201);
+    const doc = parseMetadata(await (await get(`releases/${A}/maven-metadata.xml`)).text());
+    expect(doc.versioning!.versions!.version).toEqual(['1.0', '1.1']);
+  });
+
   it('stores a client document that already lists every version byte for byte, and overwrites it with 200', async () => {
     const { put, get } = await setup();
     await put(`releases/${A}/1.0/widget-1.0.jar`, 'a');
