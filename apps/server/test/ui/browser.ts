@@ -35,7 +35,7 @@ export async function launchBrowser(viewport = { width: 1280, height: 860 }): Pr
 }
 
 /** A CTAP2 platform authenticator with resident keys whose user verification always succeeds. */
-export async function addVirtualAuthenticator(page: Page) {
+export async function addVirtualAuthenticator(page: Page): Promise<{ credentials(): Promise<unknown[]> }> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {

@@ -122,7 +122,7 @@ describe('sign-in in the browser', () => {
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Security');
     // every control on the page is reachable and named
     const unnamed = await page.evaluate(() =>
-      [...document.querySelectorAll('input, select, textarea, button')].filter((el) => {
+      Array.from(document.querySelectorAll('input, select, textarea, button')).filter((el) => {
         const e = el as HTMLInputElement;
         return !(e.labels?.length || e.getAttribute('aria-label') || (el.tagName === 'BUTTON' && el.textContent?.trim()));
       }).length,
