@@ -23,10 +23,10 @@ const TITLES: Record<string, string> = {
   repos: 'Repositories',
 };
 
-/** Sends anonymous visitors to sign-in (and back afterwards), and accounts without a second factor to set one up. */
-function Gate({ route, admin, children }: { route: Route; admin?: boolean; children: ReactNode }) {
+/** Sends anonymous visitors to sign-in (unless `optional`) and back afterwards, and accounts without a second factor to set one up. */
+function Gate({ route, admin, optional, children }: { route: Route; admin?: boolean; optional?: boolean; children: ReactNode }) {
   const { session } = useSession();
-  const toLogin = session.state === 'anonymous';
+  const toLogin = session.state === 'anonymous' && !optional;
   const toSetup = session.state === 'user' && session.me.second_factor_required && session.me.kind === 'local' && route.segments[0] !== 'security';
   useEffect(() => {
     if (toLogin) navigate(link('login', { next: route.raw }));
@@ -34,8 +34,8 @@ function Gate({ route, admin, children }: { route: Route; admin?: boolean; child
   }, [toLogin, toSetup, route.raw]);
   if (session.state === 'loading') return <Loading what="your account" />;
   if (session.state === 'error') return <ErrorMessage error={session.error} onRetry={() => location.reload()} />;
-  if (session.state !== 'user' || toSetup) return null;
-  if (admin && !session.me.is_admin) return <ErrorMessage error="This page is for admins only." />;
+  if (toSetup || (session.state !== 'user' && !optional)) return null;
+  if (admin && (session.state !== 'user' || !session.me.is_admin)) return <ErrorMessage error="This page is for admins only." />;
   return <>{children}</>;
 }
 
@@ -44,7 +44,12 @@ function Page({ route }: { route: Route }) {
   switch (first) {
     case undefined:
     case 'repos':
-      return second ? <RepoPage repo={second} query={route.query} /> : <ReposPage query={route.query} />;
+      // Open to anonymous readers; a session that still needs a second factor goes to set one up.
+      return (
+        <Gate route={route} optional>
+          {second ? <RepoPage repo={second} query={route.query} /> : <ReposPage query={route.query} />}
+        </Gate>
+      );
     case 'login':
       return <LoginPage query={route.query} />;
     case 'security':
