@@ -4,13 +4,13 @@ import { Header } from './header';
 import { AdminRepoPage } from './pages/admin/admin-repo-page';
 import { AdminReposPage } from './pages/admin/admin-repos-page';
 import { UsersPage } from './pages/admin/users-page';
-import { LoginPage } from './pages/login';
+import { LoginPage } from './pages/login/login-page';
 import { NotFound } from './pages/not-found';
 import { PublishingPage } from './pages/publishing/publishing-page';
 import { RepoPage } from './pages/repos/repo-page';
 import { ReposPage } from './pages/repos/repos-page';
 import { SecurityPage } from './pages/security/security-page';
-import { TokensPage } from './pages/tokens';
+import { TokensPage } from './pages/tokens/tokens-page';
 import { link, navigate, useRoute, type Route } from './router';
 import { useSession } from './session';
 

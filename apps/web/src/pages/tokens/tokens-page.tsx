@@ -1,20 +1,13 @@
 import { useState } from 'react';
-import { del, enc, post } from '../api/client';
-import type { ReadToken } from '../api/types';
-import { CodeBlock } from '../components/code-block';
-import { ConfirmButton } from '../components/confirm-button';
-import { Field } from '../components/field';
-import { Time } from '../components/format';
-import { Empty, ErrorMessage, Pager } from '../components/states';
-import { SecretOnce } from '../components/secret-once';
-import { usePaged } from '../use-paged';
-
-const EXPIRY = [
-  { label: '30 days', days: 30 },
-  { label: '90 days', days: 90 },
-  { label: '1 year', days: 365 },
-  { label: 'Never', days: 0 },
-];
+import { del, enc } from '../../api/client';
+import type { ReadToken } from '../../api/types';
+import { CodeBlock } from '../../components/code-block';
+import { ConfirmButton } from '../../components/confirm-button';
+import { Time } from '../../components/format';
+import { Empty, ErrorMessage, Pager } from '../../components/states';
+import { SecretOnce } from '../../components/secret-once';
+import { usePaged } from '../../use-paged';
+import { CreateToken } from './create-token';
 
 export function TokensPage() {
   const list = usePaged<ReadToken>('/api/tokens');
@@ -97,45 +90,3 @@ export function TokensPage() {
   );
 }
 
-function CreateToken({ onCreated }: { onCreated(t: { name: string; token: string }): void }) {
-  const [name, setName] = useState('');
-  const [days, setDays] = useState(90);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
-  return (
-    <form
-      className="card inline-form"
-      aria-label="Create a read token"
-      onSubmit={async (e) => {
-        e.preventDefault();
-        setBusy(true);
-        setError('');
-        try {
-          const r = await post<{ token: string; name?: string }>('/api/tokens', { name: name.trim(), ...(days ? { expires_in_days: days } : {}) });
-          onCreated({ name: name.trim(), token: r.token });
-          setName('');
-        } catch (err) {
-          setError((err as Error).message);
-        } finally {
-          setBusy(false);
-        }
-      }}
-    >
-      <Field label="Token name" placeholder="e.g. build server" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
-      <div className="field">
-        <label htmlFor="token-expiry">Expires after</label>
-        <select id="token-expiry" value={days} onChange={(e) => setDays(Number(e.target.value))}>
-          {EXPIRY.map((x) => (
-            <option key={x.days} value={x.days}>
-              {x.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <button type="submit" className="primary" disabled={busy}>
-        {busy ? 'Creating…' : 'Create token'}
-      </button>
-      <ErrorMessage error={error} />
-    </form>
-  );
-}
