@@ -17,20 +17,17 @@ export function mavenUsage({ baseUrl, repo }: UsageInput): UsageSnippet[] {
       <password>\${env.TROVE_TOKEN}</password>
     </server>`
     : '';
-  const gradleKtsCreds = needsRead
-    ? `
-        credentials {
-            username = System.getenv("TROVE_USER") ?: "token"
-            password = System.getenv("TROVE_TOKEN")
-        }`
-    : '';
-  const gradleGroovyCreds = needsRead
-    ? `
-        credentials {
-            username = System.getenv('TROVE_USER') ?: 'token'
-            password = System.getenv('TROVE_TOKEN')
-        }`
-    : '';
+  /** The read credentials block of a Gradle `maven {}` repository, at `indent` spaces. */
+  const readCreds = (kotlin: boolean, indent: number) => {
+    if (!needsRead) return '';
+    const pad = ' '.repeat(indent);
+    const q = kotlin ? '"' : "'";
+    return `
+${pad}credentials {
+${pad}    username = System.getenv(${q}TROVE_USER${q}) ?: ${q}token${q}
+${pad}    password = System.getenv(${q}TROVE_TOKEN${q})
+${pad}}`;
+  };
   return [
     {
       title: 'Maven: ~/.m2/settings.xml (credentials from the environment)',
@@ -92,7 +89,7 @@ export function mavenUsage({ baseUrl, repo }: UsageInput): UsageSnippet[] {
       code: `pluginManagement {
     repositories {
         maven {
-            url = uri("${url}")${gradleKtsCreds}
+            url = uri("${url}")${readCreds(true, 12)}
         }
         gradlePluginPortal()
     }
@@ -108,7 +105,7 @@ export function mavenUsage({ baseUrl, repo }: UsageInput): UsageSnippet[] {
 
 repositories {
     maven {
-        url = uri("${url}")${gradleKtsCreds.replace(/\n {4}/g, '\n')}
+        url = uri("${url}")${readCreds(true, 8)}
     }
 }
 
@@ -136,7 +133,7 @@ publishing {
       code: `pluginManagement {
     repositories {
         maven {
-            url '${url}'${gradleGroovyCreds}
+            url '${url}'${readCreds(false, 12)}
         }
         gradlePluginPortal()
     }
@@ -152,7 +149,7 @@ publishing {
 
 repositories {
     maven {
-        url '${url}'${gradleGroovyCreds.replace(/\n {4}/g, '\n')}
+        url '${url}'${readCreds(false, 8)}
     }
 }
 

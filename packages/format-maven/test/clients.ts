@@ -27,9 +27,9 @@ export function run(script: string, args: string[], env: Record<string, string> 
 }
 
 /** Runs gradle on a build directory (for resolution builds the scripts do not cover). */
-export function gradle(dir: string, args: string[], timeoutMs = 150_000): Promise<RunResult> {
+export function gradle(dir: string, args: string[], timeoutMs = 150_000, env: Record<string, string> = {}): Promise<RunResult> {
   return new Promise((done) => {
-    execFile('gradle', ['--no-daemon', '--console=plain', '-q', ...args], { cwd: dir, env: { ...process.env, GRADLE_USER_HOME: join(dir, '.gradle-home') }, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
+    execFile('gradle', ['--no-daemon', '--console=plain', '-q', ...args], { cwd: dir, env: { ...process.env, ...env, GRADLE_USER_HOME: join(dir, '.gradle-home') }, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       done({ code, stdout, stderr, output: stdout + stderr });
     });
