@@ -88,6 +88,16 @@ describe('repositories in the browser', () => {
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(360);
     await screenshot(page, 'repo-mobile');
+
+    // every signed-in page fits the phone's width too (wide tables scroll inside their frame)
+    await useSession(browser.context, server.base, admin);
+    for (const route of ['#/', '#/publishing', '#/tokens', '#/security', '#/admin/repos/releases', '#/admin/repos?new=1', '#/admin/users', `#/repos/releases?file=${PATH}`]) {
+      await page.goto(`${server.base}/${route}`);
+      await page.locator('main h1').waitFor();
+      await page.waitForLoadState('networkidle');
+      const w = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect({ route, w }).toEqual({ route, w: 360 });
+    }
   });
 
   it('edits permissions and users as an admin', async () => {
