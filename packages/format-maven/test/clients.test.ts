@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '@trove/core/testing/server';
@@ -80,6 +80,44 @@ describe('maven format with Debian mvn', () => {
     expect(anon.output).toMatch(/401/);
     expect(alice.code, alice.output).toBe(0);
     expect(readFileSync(alice.stdout.trim(), 'utf8')).toBe('private bytes\n');
+  }, LONG);
+});
+
+describe('maven format: Maven usage snippets', () => {
+  it.concurrent('deploys and resolves with the settings.xml and distributionManagement snippets as written', async () => {
+    const usage = await (await fetch(`${s.url}/api/repos/private/usage`, { headers: { Authorization: 'Basic ' + Buffer.from('x:alice').toString('base64') } })).json();
+    const snippet = (title: string) => usage.snippets.find((x: { title: string }) => x.title.startsWith(title)).code as string;
+    const dir = tempDir('trove-mvn-snippet-');
+    // Only additions for this offline machine: a throwaway local repository, and Maven's own plugins
+    // from Debian's packages (every repository but the snippet's own).
+    const settings = snippet('Maven: ~/.m2/settings.xml').replace(
+      '<settings>',
+      `<settings>\n  <localRepository>${dir}/m2</localRepository>\n  <mirrors><mirror><id>debian</id><mirrorOf>*,!trove-private</mirrorOf><url>file:///usr/share/maven-repo</url></mirror></mirrors>`,
+    );
+    writeFile(dir, 'settings.xml', settings);
+    mkdirSync(join(dir, 'project'));
+    writeFile(
+      join(dir, 'project'),
+      'pom.xml',
+      `<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+  <groupId>org.acme.snippet</groupId><artifactId>mvnsnippet</artifactId><version>1.0</version><packaging>pom</packaging>
+${snippet('Maven: pom.xml distributionManagement')}
+</project>
+`,
+    );
+    const env = { TROVE_USER: 'alice', TROVE_TOKEN: 'alice', TROVE_PUBLISH_TOKEN: 'pub-private' };
+    const mvn = (cwd: string, args: string[]) =>
+      new Promise<{ code: number; output: string }>((done) =>
+        execFile('mvn', ['-B', '-Dstyle.color=never', '-s', join(dir, 'settings.xml'), '-gs', join(dir, 'settings.xml'), ...args], { cwd, env: { ...process.env, ...env }, timeout: 150_000, killSignal: 'SIGKILL', maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) =>
+          done({ code: err ? 1 : 0, output: stdout + stderr }),
+        ),
+      );
+    let r = await mvn(join(dir, 'project'), ['org.apache.maven.plugins:maven-deploy-plugin:deploy']);
+    expect(r.code, r.output).toBe(0);
+    rmSync(join(dir, 'm2/org/acme/snippet'), { recursive: true, force: true }); // resolve from Trove, not from the deploy's local copy
+    r = await mvn(dir, ['org.apache.maven.plugins:maven-dependency-plugin:get', '-Dartifact=org.acme.snippet:mvnsnippet:1.0:pom', '-Dtransitive=false']);
+    expect(r.code, r.output).toBe(0);
+    expect(readFileSync(join(dir, 'm2/org/acme/snippet/mvnsnippet/1.0/mvnsnippet-1.0.pom'), 'utf8')).toContain('<artifactId>mvnsnippet</artifactId>');
   }, LONG);
 });
 
