@@ -167,6 +167,16 @@ describe('maven format: checksums', () => {
     expect(paths).toEqual([`${A}/1.0/widget-1.0.jar`]);
   });
 
+  it('verifies the sha256 and sha512 files newer Gradle and Maven upload', async () => {
+    const { put } = await setup();
+    const jar = randomBytes(2000);
+    await put(`releases/${A}/1.0/widget-1.0.jar`, jar);
+    expect((await put(`releases/${A}/1.0/widget-1.0.jar.sha256`, hex('sha256', jar))).status).toBe(200);
+    expect((await put(`releases/${A}/1.0/widget-1.0.jar.sha512`, hex('sha512', jar))).status).toBe(200);
+    expect((await put(`releases/${A}/1.0/widget-1.0.jar.sha512`, hex('sha512', 'other'))).status).toBe(409);
+    expect((await put(`releases/${A}/1.0/widget-1.0.jar.sha256`, hex('sha512', jar))).status).toBe(400);
+  });
+
   it('answers 413 for a checksum body larger than any checksum', async () => {
     const { put } = await setup();
     await put(`releases/${A}/1.0/widget-1.0.jar`, 'x');
