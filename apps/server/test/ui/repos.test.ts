@@ -160,4 +160,25 @@ describe('repositories in the browser', () => {
     await expect(page.getByRole('link', { name: 'Download' }).getAttribute('href')).resolves.toBe('/maven/libs/org/acme/widget/1.0.0/widget-1.0.0.jar');
     await screenshot(page, 'maven-artifact');
   }, 60_000);
+
+  it('creates a Debian repository with its config filled in as a form', async () => {
+    browser = await launchBrowser();
+    await useSession(browser.context, server.base, admin);
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/admin/repos?new=1`);
+    await page.getByLabel('Name', { exact: true }).fill('apt-main');
+    await page.getByRole('radio', { name: /Debian/ }).check();
+    const arch = page.getByLabel('Architectures');
+    await arch.fill('');
+    await arch.pressSequentially('amd64, arm64, riscv64');
+    await page.getByLabel('Origin').fill('Acme');
+    await page.getByRole('button', { name: 'Create repository' }).click();
+    await page.getByText('Repository apt-main created.').waitFor();
+    const repo = await api<{ format: string; config: unknown }>(server.base, 'GET', '/api/repos/apt-main');
+    expect(repo).toEqual(expect.objectContaining({ format: 'debian', config: { architectures: ['amd64', 'arm64', 'riscv64'], origin: 'Acme' } }));
+    // a config the format refuses comes back as the API's error, in words
+    await page.getByLabel('Architectures').fill('not an arch!');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/invalid config for format debian/i);
+  });
 });

@@ -95,37 +95,32 @@ export function ConfigForm({ format, defaults, value, onChange }: { format: stri
               </div>
             );
           const list = Array.isArray(d) || Array.isArray(v);
+          const help = (
+            <small id={`${fid}-hint`} className="hint">
+              {hint?.help ? `${hint.help} ` : ''}
+              {list ? 'Comma-separated. ' : ''}
+              {d !== undefined && (
+                <>
+                  Default: <code>{JSON.stringify(d)}</code>
+                </>
+              )}
+            </small>
+          );
           return (
             <div className="field" key={k}>
               <label htmlFor={fid}>{humanize(k)}</label>
-              <input
-                id={fid}
-                type={typeof d === 'number' ? 'number' : 'text'}
-                value={list ? ((v as string[] | undefined) ?? []).join(', ') : String(v ?? '')}
-                onChange={(e) =>
-                  set(
-                    k,
-                    list
-                      ? e.target.value
-                          .split(',')
-                          .map((s) => s.trim())
-                          .filter(Boolean)
-                      : typeof d === 'number'
-                        ? Number(e.target.value)
-                        : e.target.value,
-                  )
-                }
-                aria-describedby={`${fid}-hint`}
-              />
-              <small id={`${fid}-hint`} className="hint">
-                {hint?.help ? `${hint.help} ` : ''}
-                {list ? 'Comma-separated. ' : ''}
-                {d !== undefined && (
-                  <>
-                    Default: <code>{JSON.stringify(d)}</code>
-                  </>
-                )}
-              </small>
+              {list ? (
+                <ListInput id={fid} value={(v as string[] | undefined) ?? []} onChange={(x) => set(k, x)} />
+              ) : (
+                <input
+                  id={fid}
+                  type={typeof d === 'number' ? 'number' : 'text'}
+                  value={String(v ?? '')}
+                  onChange={(e) => set(k, typeof d === 'number' ? Number(e.target.value) : e.target.value)}
+                  aria-describedby={`${fid}-hint`}
+                />
+              )}
+              {help}
             </div>
           );
         })
@@ -142,5 +137,26 @@ export function ConfigForm({ format, defaults, value, onChange }: { format: stri
         {asJson ? 'Edit as a form' : 'Edit as JSON'}
       </button>
     </fieldset>
+  );
+}
+
+/** A list typed as comma-separated text: the text is kept as typed (so "amd64, " can go on), the list is sent. */
+function ListInput({ id, value, onChange }: { id: string; value: string[]; onChange(v: string[]): void }) {
+  const [text, setText] = useState(value.join(', '));
+  return (
+    <input
+      id={id}
+      value={text}
+      aria-describedby={`${id}-hint`}
+      onChange={(e) => {
+        setText(e.target.value);
+        onChange(
+          e.target.value
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
+        );
+      }}
+    />
   );
 }
