@@ -7,6 +7,9 @@ type Options = Record<string, unknown>;
 const unwrap = (o: Options): Options => (o && typeof o.publicKey === 'object' ? (o.publicKey as Options) : o);
 
 function explain(e: unknown): Error {
+  // The relying party is base_url's host: another address (an IP, another name) cannot use passkeys.
+  if (e instanceof Error && (e.name === 'SecurityError' || (e as WebAuthnError).code === 'ERROR_INVALID_DOMAIN' || (e as WebAuthnError).code === 'ERROR_INVALID_RP_ID'))
+    return new Error(`Passkeys do not work at ${location.host}. Open Trove at the address its base_url names and try again.`);
   if (e instanceof WebAuthnError || (e instanceof Error && e.name === 'NotAllowedError')) {
     if ((e as Error).name === 'NotAllowedError' || (e as WebAuthnError).code === 'ERROR_CEREMONY_ABORTED')
       return new Error('The passkey check was cancelled or timed out.');
