@@ -3,7 +3,7 @@ import { readFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '@trove/core/testing/server';
-import { gradle, mavenPublishEnabled, run, tempDir, writeFile } from './clients.js';
+import { gradle, mavenPublishEnabled, removeTempDirs, run, tempDir, writeFile } from './clients.js';
 import { mavenServer } from './server.js';
 
 /**
@@ -26,7 +26,10 @@ beforeAll(async () => {
   s = await mavenServer();
   work = tempDir('trove-maven-clients-');
 });
-afterAll(() => s?.close());
+afterAll(async () => {
+  await s?.close();
+  removeTempDirs();
+});
 
 describe('maven format with Debian mvn', () => {
   it.concurrent('deploys a jar + pom release, resolves it with checksumPolicy=fail, refuses a changed redeploy with 409 and resolves a version range', async () => {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,8 +36,17 @@ export function gradle(dir: string, args: string[], timeoutMs = 150_000, env: Re
   });
 }
 
+const made: string[] = [];
+
+/** A temp dir that `removeTempDirs()` deletes (call it in afterAll). */
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
 export function writeFile(dir: string, name: string, content: string | Buffer): string {
