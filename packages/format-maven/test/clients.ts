@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
-/** The vendored client recipes: /work/shared/clients beside the checkout (`../shared` in CI). */
-export const CLIENTS = resolve(repoRoot, '../shared/clients');
+/** The client recipes vendored in scripts/clients, so the suite needs nothing beside the clone. */
+export const CLIENTS = resolve(repoRoot, 'scripts/clients');
 
 export interface RunResult {
   code: number;

@@ -54,8 +54,10 @@ export async function startTestServer(
     dataDir,
     async close() {
       for (const f of ctx.formats.all()) await f.stop?.();
-      await new Promise<void>((r) => server.close(() => r()));
+      // Tests end abruptly: drop keep-alive sockets now instead of waiting for clients to let go.
+      const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
+      await closed;
       await ctx.close();
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
