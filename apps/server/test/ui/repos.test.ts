@@ -98,7 +98,7 @@ describe('repositories in the browser', () => {
       const w = await page.evaluate(() => document.documentElement.scrollWidth);
       expect({ route, w }).toEqual({ route, w: 360 });
     }
-  });
+  }, 60_000);
 
   it('edits permissions and users as an admin', async () => {
     await api(server.base, 'POST', '/api/users', { username: 'uma', password: 'uma long password' });
@@ -124,7 +124,7 @@ describe('repositories in the browser', () => {
     await uma.getByText('disabled', { exact: true }).waitFor();
     expect((await fetch(`${server.base}/api/me`, { headers: { Authorization: basicAuth('uma', 'uma long password') } })).status).toBe(401);
     await screenshot(page, 'users');
-  });
+  }, 60_000);
 
   it('shows a Debian repository\'s index status while the indexes rebuild, then up to date', async () => {
     await api(server.base, 'POST', '/api/repos', { name: 'apt', format: 'debian', anonymous_read: true });
@@ -180,5 +180,5 @@ describe('repositories in the browser', () => {
     await page.getByLabel('Architectures').fill('not an arch!');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/invalid config for format debian/i);
-  });
+  }, 60_000);
 });

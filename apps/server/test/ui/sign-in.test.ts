@@ -106,7 +106,7 @@ describe('sign-in in the browser', () => {
     await page.goto(`${server.base}/#/login?error=not_authorized`);
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/not allowed here/);
     await screenshot(page, 'sign-in-mobile');
-  });
+  }, 60_000);
 
   it('signs in with the keyboard alone and lands on the focused page heading', async () => {
     await createUser(server.base, 'kim', 'kim keyboard password');
@@ -128,5 +128,5 @@ describe('sign-in in the browser', () => {
       }).length,
     );
     expect(unnamed).toBe(0);
-  });
+  }, 60_000);
 });
