@@ -74,6 +74,7 @@ try {
       rps[mode].push(r.rps);
     }
   }
+  for (const [mode, v] of Object.entries(rps)) line(`runs ${mode}: ${v.map((x) => x.toFixed(0)).join(' ')}`);
   const s = Object.fromEntries(Object.entries(rps).map(([k, v]) => [k, spread(v)]));
   line(`anonymous (W1)           ${fmt(s.anonymous)} req/s`);
   rows.push({ name: 'anonymous (W1) req/s', value: fmt(s.anonymous) });

@@ -7,7 +7,8 @@ import { get, freePort, waitFor } from './net.mjs';
 import { memoryOf, run, stopChild, track } from './proc.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const MAIN = join(ROOT, 'apps/server/dist/main.js');
+/** BENCH_TROVE_MAIN points at another build (e.g. a patched copy, to measure a proposed fix); it is never rebuilt. */
+export const MAIN = process.env.BENCH_TROVE_MAIN ?? join(ROOT, 'apps/server/dist/main.js');
 export const ADMIN = { user: 'benchadmin', password: 'bench-admin-password-1' };
 
 /** Newest mtime of any .ts/.tsx under the given source dirs. */
@@ -35,7 +36,7 @@ function newestSource(dirs) {
  * package source, so figures describe the code in the tree. BENCH_NO_BUILD=1 skips it.
  */
 export async function ensureBuilt() {
-  if (process.env.BENCH_NO_BUILD === '1' && existsSync(MAIN)) return;
+  if ((process.env.BENCH_NO_BUILD === '1' || process.env.BENCH_TROVE_MAIN) && existsSync(MAIN)) return;
   const pkgs = readdirSync(join(ROOT, 'packages')).map((p) => join(ROOT, 'packages', p, 'src'));
   const sources = [...pkgs, join(ROOT, 'apps/server/src')];
   if (existsSync(MAIN) && statSync(MAIN).mtimeMs >= newestSource(sources)) return;
@@ -45,6 +46,12 @@ export async function ensureBuilt() {
     if (!existsSync(MAIN)) throw new Error(`build failed:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
     process.stderr.write('bench: build failed (someone may be mid-edit); measuring the existing dist\n');
   }
+}
+
+/** BENCH_TROVE_ENV="K=V,K2=V2": extra variables for the server (a setting's TR_ variable, a switch in a patched build). */
+function extraEnv() {
+  const raw = process.env.BENCH_TROVE_ENV ?? '';
+  return Object.fromEntries(raw.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
 /**
@@ -67,6 +74,7 @@ export async function startTrove({ env = {}, cpu = '0', dataDir, nodeArgs = [] }
       TR_BOOTSTRAP_ADMIN_USER: ADMIN.user,
       TR_BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
       TR_DEV: '1',
+      ...extraEnv(),
       ...env,
     },
   }));

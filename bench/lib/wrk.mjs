@@ -10,6 +10,8 @@ export async function wrk(url, { seconds = 5, connections = 32, threads = 1, hea
   args.push(url);
   const r = await run('taskset', args);
   if (r.code !== 0) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
+  // A run in which not one request completed means the server stalled: an error, not a figure.
+  if (!/(\d+) requests in/.exec(r.stdout) || /\b0 requests in/.test(r.stdout)) throw new Error(`wrk: no request completed against ${url}:\n${r.stdout}`);
   const out = r.stdout;
   const num = (re) => {
     const m = re.exec(out);
