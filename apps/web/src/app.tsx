@@ -1,4 +1,5 @@
 import { useEffect, type ReactNode } from 'react';
+import { ErrorBoundary } from './components/error-boundary';
 import { ErrorMessage, Loading } from './components/states';
 import { Header } from './header';
 import { AdminRepoPage } from './pages/admin/admin-repo-page';
@@ -110,7 +111,9 @@ export function App() {
       </a>
       <Header route={route} />
       <main id="main" tabIndex={-1}>
-        <Page route={route} />
+        <ErrorBoundary resetKey={route.raw}>
+          <Page route={route} />
+        </ErrorBoundary>
       </main>
     </>
   );

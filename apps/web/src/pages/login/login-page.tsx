@@ -15,7 +15,9 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
   const config = useLoad('auth-config', () => get<AuthConfig>('/api/auth/config'));
   const [step, setStep] = useState<{ name: 'password' } | { name: 'second'; methods: Method[] }>({ name: 'password' });
   const [error, setError] = useState(loginError(query.get('error')));
-  useEffect(() => setError(loginError(query.get('error'))), [query.get('error')]);
+  useEffect(() => {
+    setError(loginError(query.get('error')));
+  }, [query.get('error')]);
   const next = safeNext(query.get('next'));
 
   const done = async () => {

@@ -12,7 +12,9 @@ export function SecondStep({ methods, onDone, onError, onRestart }: { methods: M
   const [code, setCode] = useState('');
   const [busy, setBusy] = useState(false);
   const input = useRef<HTMLInputElement>(null);
-  useEffect(() => input.current?.focus(), [method]);
+  useEffect(() => {
+    input.current?.focus();
+  }, [method]);
 
   const send = async (body: () => Promise<Record<string, unknown>>) => {
     setBusy(true);

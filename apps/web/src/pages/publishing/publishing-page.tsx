@@ -3,13 +3,16 @@ import { Notice } from '../../components/states';
 import { useMe } from '../../session';
 import { ApproveDevice } from './approve-device';
 import { DeviceList } from './device-list';
-import { ManualSession } from './manual-session';
+import { ManualSession, type StartedSession } from './manual-session';
 import { PublishLog } from './publish-log';
 import { SessionList } from './session-list';
+import { StartedSessionPanel } from './started-session';
 
 export function PublishingPage({ userCode }: { userCode: string }) {
   const me = useMe();
   const [tick, setTick] = useState(0);
+  const [started, setStarted] = useState<StartedSession | null>(null);
+  const [ended, setEnded] = useState(false);
   const changed = () => setTick((t) => t + 1);
   return (
     <section>
@@ -21,8 +24,26 @@ export function PublishingPage({ userCode }: { userCode: string }) {
       {me?.kind === 'oidc' && <Notice tone="warn">Single sign-on accounts cannot publish by device or by hand; CI publishes through trust policies.</Notice>}
       <div className="two-col">
         <ApproveDevice initialCode={userCode} onApproved={changed} />
-        <ManualSession onCreated={changed} />
+        <ManualSession
+          onStarted={(s) => {
+            setStarted(s);
+            setEnded(false);
+            changed();
+          }}
+        />
       </div>
+      {ended && <Notice tone="success">The session is closed; its token opens nothing any more.</Notice>}
+      {started && (
+        <StartedSessionPanel
+          started={started}
+          onClose={() => setStarted(null)}
+          onEnded={() => {
+            setStarted(null);
+            setEnded(true);
+            changed();
+          }}
+        />
+      )}
       <DeviceList key={`d${tick}`} />
       <SessionList key={`s${tick}`} />
       {me?.is_admin && <PublishLog key={`l${tick}`} />}

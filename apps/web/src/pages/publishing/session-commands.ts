@@ -12,9 +12,14 @@ export function sessionCommands(base: string, format: string, repo: string, toke
   const mavenUrl = `${base}/maven/${repo}`;
   const maven: Command[] = [
     {
+      title: 'Maven: server entry for ~/.m2/settings.xml (inside <servers>)',
+      lang: 'xml',
+      code: `<server>\n  <id>trove</id>\n  <username>publisher</username>\n  <password>${token}</password>\n</server>`,
+    },
+    {
       title: 'Maven: deploy a file',
       lang: 'shell',
-      code: `mvn deploy:deploy-file -Durl=${mavenUrl} -DrepositoryId=trove \\\n  -DgroupId=org.example -DartifactId=app -Dversion=1.0.0 -Dfile=app-1.0.0.jar\n# with this server entry in ~/.m2/settings.xml:\n<server><id>trove</id><username>publisher</username><password>${token}</password></server>`,
+      code: `mvn deploy:deploy-file -Durl=${mavenUrl} -DrepositoryId=trove -DgroupId=org.example -DartifactId=app -Dversion=1.0.0 -Dfile=app-1.0.0.jar`,
     },
     {
       title: 'Gradle: publishing repository (build.gradle.kts), then ./gradlew publish',

@@ -9,7 +9,9 @@ import { usePaged } from '../../use-paged';
 /** Substring search on paths (`/api/search`, at least 3 characters), in one repository or all readable ones. */
 export function SearchBox({ repo, q }: { repo?: string; q: string }) {
   const [text, setText] = useState(q);
-  useEffect(() => setText(q), [q]);
+  useEffect(() => {
+    setText(q);
+  }, [q]);
   const go = (value: string) => navigate(repo ? link('repos', repo, { q: value }) : link('repos', { q: value }));
   const active = q.trim().length >= 3;
   return (
