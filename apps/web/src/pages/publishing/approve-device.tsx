@@ -71,7 +71,7 @@ export function ApproveDevice({ initialCode, onApproved }: { initialCode: string
       <ErrorMessage error={error} />
       {pending && pending.state !== 'pending' && <Notice tone="warn">This code was already used.</Notice>}
       {pending && pending.state === 'pending' && (
-        <div className="pending" role="region" aria-label="Device waiting for approval">
+        <div className="pending-device" role="region" aria-label="Device waiting for approval">
           <dl className="facts">
             <dt>Device</dt>
             <dd>
