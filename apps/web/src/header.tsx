@@ -36,7 +36,7 @@ export function Header({ route }: { route: Route }) {
           Menu
         </button>
       </div>
-      <nav id="nav" aria-label="Main" className={open ? 'open' : ''} onClick={() => setOpen(false)}>
+      <nav id="nav" aria-label="Main" className={open ? 'open' : ''} onClick={() => setOpen(false)} onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
         {!setupOnly && (
           <NavLink href="#/" current={!route.segments[0] || at('repos')}>
             Repositories
