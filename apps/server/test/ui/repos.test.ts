@@ -131,7 +131,7 @@ describe('repositories in the browser', () => {
     const deb = execFileSync('bash', [MAKE_DEB, 'hello', '1.0', 'amd64', mkdtempSync(join(tmpdir(), 'trove-deb-'))], { encoding: 'utf8' }).trim();
     const session = await api<{ token: string }>(server.base, 'POST', '/api/publish/sessions/manual', { repo: 'apt', totp_code: totpCode(admin.secret, 1) }, { Cookie: admin.cookie });
     const up = await fetch(`${server.base}/debian/apt/upload/stable/main`, { method: 'PUT', body: readFileSync(deb), headers: { Authorization: basicAuth('ci', session.token) } });
-    expect(up.status).toBe(201);
+    expect(up.status, await up.text()).toBe(201); // the message says why when the server refuses the package
 
     browser = await launchBrowser();
     const page = await browser.context.newPage();
