@@ -27,6 +27,9 @@ export function TotpSetupPanel({ setup, onDone, onCancel }: { setup: TotpSetup; 
         <li>
           <p>Scan this code with your authenticator app.</p>
           <div className="qr">{qr ? <img src={qr} width={220} height={220} alt="QR code holding the authenticator secret" /> : <span className="muted">Drawing the QR code…</span>}</div>
+          <p className="small">
+            On a phone? <a href={setup.otpauth_url}>Open it in an authenticator app on this device</a>.
+          </p>
         </li>
         <li>
           <p>Or type this secret into the app (time-based, 6 digits, 30 seconds):</p>
