@@ -120,9 +120,14 @@ describe('repositories in the browser', () => {
 
     await page.goto(`${server.base}/#/admin/users`);
     const uma = page.locator('.user', { hasText: 'uma' });
+    await uma.getByRole('button', { name: 'Reset password' }).click();
+    await uma.getByLabel('New password for uma').fill('uma second password');
+    await uma.getByRole('button', { name: 'Set password', exact: true }).click();
+    await uma.getByText('New password set for uma.').waitFor();
+    expect((await fetch(`${server.base}/api/me`, { headers: { Authorization: basicAuth('uma', 'uma second password') } })).status).toBe(200);
     await uma.getByRole('button', { name: 'Disable' }).click();
     await uma.getByText('disabled', { exact: true }).waitFor();
-    expect((await fetch(`${server.base}/api/me`, { headers: { Authorization: basicAuth('uma', 'uma long password') } })).status).toBe(401);
+    expect((await fetch(`${server.base}/api/me`, { headers: { Authorization: basicAuth('uma', 'uma second password') } })).status).toBe(401);
     await screenshot(page, 'users');
   }, 60_000);
 

@@ -5,13 +5,15 @@ import { Time } from '../../components/format';
 import { ErrorMessage, Notice } from '../../components/states';
 import { useMe } from '../../session';
 
-/** One user with the admin's actions: enable/disable, admin flag, reset password. */
+/** One user with the admin's actions: enable/disable, admin flag, email, reset password. */
 export function UserRow({ user, onChange }: { user: User; onChange(): void }) {
   const me = useMe();
   const self = me?.username === user.username;
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
   const [resetting, setResetting] = useState(false);
+  const [editingEmail, setEditingEmail] = useState(false);
+  const [email, setEmail] = useState(user.email);
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
 
@@ -52,6 +54,9 @@ export function UserRow({ user, onChange }: { user: User; onChange(): void }) {
           <button type="button" disabled={busy || self} title={self ? 'You cannot drop your own admin flag' : undefined} onClick={() => change({ is_admin: !user.is_admin }, user.is_admin ? `${user.username} is no longer an admin.` : `${user.username} is now an admin.`)}>
             {user.is_admin ? 'Remove admin' : 'Make admin'}
           </button>
+          <button type="button" aria-expanded={editingEmail} disabled={busy} onClick={() => setEditingEmail(!editingEmail)}>
+            Edit email
+          </button>
           {user.kind === 'local' && (
             <button type="button" aria-expanded={resetting} disabled={busy} onClick={() => setResetting(!resetting)}>
               Reset password
@@ -59,6 +64,26 @@ export function UserRow({ user, onChange }: { user: User; onChange(): void }) {
           )}
         </div>
       </div>
+      {editingEmail && (
+        <form
+          className="inline-form"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            if (await change({ email: email.trim() }, `Email of ${user.username} saved.`)) setEditingEmail(false);
+          }}
+        >
+          <div className="field">
+            <label htmlFor={`email-${user.username}`}>Email of {user.username}</label>
+            <input id={`email-${user.username}`} type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+          </div>
+          <button type="submit" className="primary" disabled={busy}>
+            Save email
+          </button>
+          <button type="button" onClick={() => setEditingEmail(false)}>
+            Cancel
+          </button>
+        </form>
+      )}
       {resetting && (
         <form
           className="inline-form"
