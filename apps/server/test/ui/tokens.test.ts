@@ -29,6 +29,7 @@ describe('read tokens in the browser', () => {
     await page.getByRole('button', { name: 'Create token' }).click();
     const token = await page.getByTestId('secret').textContent();
     expect(token).toMatch(/^trp_/);
+    await screenshot(page, 'tokens');
 
     const me = await fetch(`${server.base}/api/me`, { headers: { Authorization: basicAuth('anyone', token!) } });
     expect(me.status).toBe(200);
@@ -38,7 +39,6 @@ describe('read tokens in the browser', () => {
     const row = page.getByRole('row', { name: /build server/ });
     await expect(row.textContent()).resolves.toMatch(/just now.*just now|in 30 days|in 4 weeks|next month/);
     await expect(page.getByTestId('secret').count()).resolves.toBe(0); // shown once only
-    await screenshot(page, 'tokens');
 
     await row.getByRole('button', { name: 'Delete' }).click();
     await row.getByRole('button', { name: 'Delete build server' }).click();

@@ -7,9 +7,12 @@ import { Time } from '../../components/format';
 import { Empty, ErrorMessage, Pager } from '../../components/states';
 import { SecretOnce } from '../../components/secret-once';
 import { usePaged } from '../../use-paged';
+import { useMe } from '../../session';
 import { CreateToken } from './create-token';
+import { tokenSnippets } from './token-snippets';
 
 export function TokensPage() {
+  const me = useMe();
   const list = usePaged<ReadToken>('/api/tokens');
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
   const [error, setError] = useState('');
@@ -23,7 +26,9 @@ export function TokensPage() {
       <CreateToken onCreated={(t) => (setCreated(t), list.reload())} />
       {created && (
         <SecretOnce label={`Token “${created.name}”`} value={created.token}>
-          <CodeBlock title="Use it with curl" lang="shell" code={`curl -fsS -u "reader:${created.token}" ${location.origin}/raw/REPO/path/to/file`} />
+          {tokenSnippets(location.origin, me?.username ?? 'reader', created.token).map((s) => (
+            <CodeBlock key={s.title} title={s.title} code={s.code} lang={s.lang} />
+          ))}
           <button type="button" onClick={() => setCreated(null)}>
             Done
           </button>
