@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { authenticator } from 'otplib';
@@ -39,6 +39,13 @@ export async function startUiServer(env: Record<string, string> = {}): Promise<U
     ...env,
   });
   return { srv, base };
+}
+
+/** Stops the server and removes its data directory. */
+export async function stopUiServer(server: UiServer | undefined): Promise<void> {
+  if (!server) return;
+  await server.srv.stop();
+  rmSync(server.srv.dataDir, { recursive: true, force: true });
 }
 
 export const basicAuth = (user: string, password: string) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');

@@ -1,7 +1,7 @@
 import { sign } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addVirtualAuthenticator, launchBrowser, type Browser } from './browser.js';
-import { ADMIN, api, basicAuth, createRepo, createUser, deviceKey, grant, screenshot, signInWithTotp, startUiServer, totpCode, useSession, type UiServer } from './harness.js';
+import { ADMIN, api, basicAuth, createRepo, createUser, deviceKey, grant, screenshot, signInWithTotp, startUiServer, stopUiServer, totpCode, useSession, type UiServer } from './harness.js';
 
 let server: UiServer;
 let browser: Browser | undefined;
@@ -10,7 +10,7 @@ beforeAll(async () => {
   await createRepo(server.base, 'apps', 'raw');
 });
 afterAll(async () => {
-  await server?.srv.stop();
+  await stopUiServer(server);
 });
 afterEach(async () => {
   await browser?.close();

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Browser } from './browser.js';
-import { ADMIN, api, basicAuth, createUser, screenshot, signInWithTotp, startUiServer, totpCode, useSession, type SignedIn, type UiServer } from './harness.js';
+import { ADMIN, api, basicAuth, createUser, screenshot, signInWithTotp, startUiServer, stopUiServer, totpCode, useSession, type SignedIn, type UiServer } from './harness.js';
 
 let server: UiServer;
 let browser: Browser | undefined;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   admin = await signInWithTotp(server.base, ADMIN.username, ADMIN.password);
 });
 afterAll(async () => {
-  await server?.srv.stop();
+  await stopUiServer(server);
 });
 afterEach(async () => {
   await browser?.close();
@@ -133,9 +133,12 @@ describe('repositories in the browser', () => {
 
   it('shows a Debian repository\'s index status while the indexes rebuild, then up to date', async () => {
     await api(server.base, 'POST', '/api/repos', { name: 'apt', format: 'debian', anonymous_read: true });
-    const deb = execFileSync('bash', [MAKE_DEB, 'hello', '1.0', 'amd64', mkdtempSync(join(tmpdir(), 'trove-deb-'))], { encoding: 'utf8' }).trim();
+    const dir = mkdtempSync(join(tmpdir(), 'trove-deb-'));
+    const deb = execFileSync('bash', [MAKE_DEB, 'hello', '1.0', 'amd64', dir], { encoding: 'utf8' }).trim();
+    const bytes = readFileSync(deb);
+    rmSync(dir, { recursive: true, force: true });
     const session = await api<{ token: string }>(server.base, 'POST', '/api/publish/sessions/manual', { repo: 'apt', totp_code: totpCode(admin.secret, 1) }, { Cookie: admin.cookie });
-    const up = await fetch(`${server.base}/debian/apt/upload/stable/main`, { method: 'PUT', body: readFileSync(deb), headers: { Authorization: basicAuth('ci', session.token) } });
+    const up = await fetch(`${server.base}/debian/apt/upload/stable/main`, { method: 'PUT', body: bytes, headers: { Authorization: basicAuth('ci', session.token) } });
     expect(up.status, await up.text()).toBe(201); // the message says why when the server refuses the package
 
     browser = await launchBrowser();

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addVirtualAuthenticator, launchBrowser, type Browser } from './browser.js';
-import { ADMIN, createUser, screenshot, startUiServer, totpCode, type UiServer } from './harness.js';
+import { ADMIN, createUser, screenshot, startUiServer, stopUiServer, totpCode, type UiServer } from './harness.js';
 
 let server: UiServer;
 let browser: Browser | undefined;
@@ -8,7 +8,7 @@ beforeAll(async () => {
   server = await startUiServer();
 });
 afterAll(async () => {
-  await server?.srv.stop();
+  await stopUiServer(server);
 });
 afterEach(async () => {
   await browser?.close();

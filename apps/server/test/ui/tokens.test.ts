@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Browser } from './browser.js';
-import { basicAuth, createUser, screenshot, signInWithTotp, startUiServer, useSession, type UiServer } from './harness.js';
+import { basicAuth, createUser, screenshot, signInWithTotp, startUiServer, stopUiServer, useSession, type UiServer } from './harness.js';
 
 let server: UiServer;
 let browser: Browser | undefined;
@@ -8,7 +8,7 @@ beforeAll(async () => {
   server = await startUiServer();
 });
 afterAll(async () => {
-  await server?.srv.stop();
+  await stopUiServer(server);
 });
 afterEach(async () => {
   await browser?.close();
