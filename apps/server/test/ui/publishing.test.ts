@@ -130,5 +130,6 @@ describe('publishing in the browser', () => {
     await page.getByRole('region', { name: 'Device waiting for approval' }).getByLabel('Authenticator app code').fill(totpCode(secret, 1));
     await page.getByRole('button', { name: 'Approve with code' }).click();
     await page.getByText('Return to your terminal').waitFor();
+    await screenshot(page, 'device-approved');
   }, 60_000);
 });

@@ -180,6 +180,7 @@ describe('repositories in the browser', () => {
     await arch.fill('');
     await arch.pressSequentially('amd64, arm64, riscv64');
     await page.getByLabel('Origin').fill('Acme');
+    await screenshot(page, 'repo-create-debian');
     await page.getByRole('button', { name: 'Create repository' }).click();
     await page.getByText('Repository apt-main created.').waitFor();
     const repo = await api<{ format: string; config: unknown }>(server.base, 'GET', '/api/repos/apt-main');

@@ -128,5 +128,6 @@ describe('sign-in in the browser', () => {
       }).length,
     );
     expect(unnamed).toBe(0);
+    await screenshot(page, 'second-factor-required');
   }, 60_000);
 });

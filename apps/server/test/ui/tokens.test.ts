@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Browser } from './browser.js';
-import { basicAuth, createUser, screenshot, signInWithTotp, startUiServer, stopUiServer, useSession, type UiServer } from './harness.js';
+import { api, basicAuth, createUser, screenshot, signInWithTotp, startUiServer, stopUiServer, useSession, type UiServer } from './harness.js';
 
 let server: UiServer;
 let browser: Browser | undefined;
@@ -44,5 +44,24 @@ describe('read tokens in the browser', () => {
     await row.getByRole('button', { name: 'Delete build server' }).click();
     await page.getByText('No tokens yet.').waitFor();
     expect((await fetch(`${server.base}/api/me`, { headers: { Authorization: basicAuth('anyone', token!) } })).status).toBe(401);
+  }, 60_000);
+
+  it('pages a long token list with the API cursor', async () => {
+    await createUser(server.base, 'pat', 'pat long password');
+    for (let i = 0; i < 55; i++) await api(server.base, 'POST', '/api/tokens', { name: `ci-${String(i).padStart(2, '0')}` }, { Authorization: basicAuth('pat', 'pat long password') });
+    const session = await signInWithTotp(server.base, 'pat', 'pat long password');
+    browser = await launchBrowser();
+    await useSession(browser.context, server.base, session);
+    const page = await browser.context.newPage();
+    await page.goto(`${server.base}/#/tokens`);
+    const rows = page.locator('tbody tr');
+    await page.getByRole('button', { name: 'Load more tokens' }).waitFor();
+    await expect(rows.count()).resolves.toBe(50);
+    await page.getByRole('button', { name: 'Load more tokens' }).click();
+    await page.getByRole('button', { name: 'Load more tokens' }).waitFor({ state: 'detached' });
+    await expect(rows.count()).resolves.toBe(55);
+    const names = await rows.locator('td:first-child').allTextContents();
+    expect(new Set(names).size).toBe(55); // no row twice, none missing
+    await screenshot(page, 'tokens-paged');
   }, 60_000);
 });
