@@ -33,7 +33,7 @@ export function ManualSession({ onStarted }: { onStarted(s: StartedSession): voi
       {repos.state === 'error' && <ErrorMessage error={repos.error} onRetry={repos.reload} />}
       {repos.state === 'ok' &&
         (repos.data.length === 0 ? (
-          <Notice>There is no repository you can see yet.</Notice>
+          <Notice>There is no repository you can see yet. An admin gives you write permission on one to publish there.</Notice>
         ) : (
           <>
             <div className="field">
