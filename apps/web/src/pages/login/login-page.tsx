@@ -40,6 +40,7 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
   return (
     <section className="narrow card login">
       <h1 tabIndex={-1}>Sign in to Trove</h1>
+      <p className="muted login-sub">{step.name === 'password' ? `Artifacts, packages and files at ${location.host}` : 'One more step'}</p>
       <ErrorMessage error={error} />
       {step.name === 'password' ? (
         <>
