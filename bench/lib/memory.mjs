@@ -23,6 +23,7 @@ export async function withMemory(server, fn, { everyMs = 100 } = {}) {
  */
 export function flatness(samples) {
   const n = samples.length;
+  if (n === 0) return { rangeMiB: 0, driftMiB: 0 };
   const mid = samples.slice(Math.floor(n * 0.1), Math.ceil(n * 0.9));
   const avg = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   const fifth = Math.max(1, Math.floor(n / 5));
