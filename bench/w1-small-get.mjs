@@ -8,7 +8,7 @@
 import { SMALL_FILES, publishSmallFiles } from './lib/small-get.mjs';
 import { tempDir } from './lib/files.mjs';
 import { get } from './lib/net.mjs';
-import { resetPeak } from './lib/proc.mjs';
+import { cpuSeconds, resetPeak } from './lib/proc.mjs';
 import { startNginx, startNodeReference } from './lib/references.mjs';
 import { header, line, summary, verdict } from './lib/report.mjs';
 import { fmt, fmtRatio, mib, ratio, spread } from './lib/stats.mjs';
@@ -42,13 +42,18 @@ try {
       await wrk(url(f.name), { seconds: 2, connections: CONNECTIONS }); // warm-up (JIT, page cache, prepared statements)
     }
     const rps = { trove: [], node: [], nginx: [] };
+    const troveCpu = [];
     for (let i = 0; i < RUNS; i++) {
       for (const [who, url] of Object.entries(targets)) {
+        const cpu0 = cpuSeconds(trove.pid);
         const r = await wrk(url(f.name), { seconds: SECONDS, connections: CONNECTIONS });
+        if (who === 'trove') troveCpu.push((100 * (cpuSeconds(trove.pid) - cpu0)) / SECONDS);
         if (r.non2xx || r.errors) throw new Error(`${who}: ${r.non2xx} non-2xx and ${r.errors} socket errors`);
         rps[who].push(r.rps);
       }
     }
+    // Every run, and how busy the server was: a run far below the others with the server idle is a stall, not a figure.
+    line(`${f.name} runs: trove ${rps.trove.map((x) => x.toFixed(0)).join(' ')} (server CPU ${troveCpu.map((x) => x.toFixed(0) + '%').join(' ')}) | node ${rps.node.map((x) => x.toFixed(0)).join(' ')} | nginx ${rps.nginx.map((x) => x.toFixed(0)).join(' ')}`);
     const s = Object.fromEntries(Object.entries(rps).map(([k, v]) => [k, spread(v)]));
     const vsNode = ratio(s.trove.median, s.node.median);
     const vsNginx = ratio(s.trove.median, s.nginx.median);

@@ -11,6 +11,12 @@ export function memoryOf(pid) {
   return { hwm: kib('VmHWM'), rss: kib('VmRSS') };
 }
 
+/** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat. */
+export function cpuSeconds(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // clock ticks; USER_HZ is 100 on Linux
+}
+
 /**
  * Resets VmHWM to the current RSS (writing 5 to /proc/<pid>/clear_refs), so the next
  * peak belongs to the run being measured, not to start-up (scrypt for the bootstrap
