@@ -6,7 +6,7 @@ import { clearLoginCookie, clearSessionCookie, loginCookie, sessionCookie, setLo
 import type { PendingLogins } from '../sessions/pending-logins.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
 import { meJson } from './me.js';
-import { verifyPassword } from './passwords.js';
+import { verifyUserPassword } from './passwords.js';
 
 export interface LoginParts {
   ctx: CoreContext;
@@ -49,8 +49,8 @@ export function loginRoutes({ ctx, factors, sessions, pending, failures }: Login
     const keys = attemptKeys(ip, b.username);
     failures.check(keys);
     const user = ctx.users.byName(b.username);
-    const ok = !!user && !user.disabled && user.kind === 'local' && (await verifyPassword(b.password, user.passwordHash));
-    if (!ok) {
+    const ok = await verifyUserPassword(b.password, user?.passwordHash, !!user && !user.disabled && user.kind === 'local');
+    if (!ok || !user) {
       failures.fail(keys);
       ctx.audit.record({ action: 'login.failed', actor: b.username.slice(0, 64), ip, target: b.username.slice(0, 64), detail: { reason: reasonOf(user) } });
       throw unauthorized(user?.kind === 'oidc' ? 'this account signs in with SSO' : 'wrong user name or password', false);

@@ -38,3 +38,16 @@ export function checkPasswordStrength(password: unknown): string | undefined {
   if (password.length > 1024) return 'password must be at most 1024 characters';
   return undefined;
 }
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Checks a sign-in password with the same cost whether or not the account can sign in
+ * with one (unknown, disabled or SSO user), so response times do not reveal which names exist.
+ */
+export async function verifyUserPassword(password: string, stored: string | null | undefined, eligible: boolean): Promise<boolean> {
+  if (eligible && stored) return verifyPassword(password, stored);
+  dummyHash ??= hashPassword(randomBytes(16).toString('base64url'));
+  await verifyPassword(password, await dummyHash);
+  return false;
+}

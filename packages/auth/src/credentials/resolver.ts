@@ -3,7 +3,7 @@ import { parse as parseCookies } from 'hono/utils/cookie';
 import { unauthorized, type Credential, type CoreContext, type CredentialResolver, type UserRow } from '@trove/core';
 import type { PublishTokenVerifier } from '../contracts.js';
 import type { TokenBuckets } from '../rate-limit/token-buckets.js';
-import { verifyPassword } from '../accounts/passwords.js';
+import { verifyPassword, verifyUserPassword } from '../accounts/passwords.js';
 import { SESSION_COOKIE } from '../sessions/cookies.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
 import type { ReadTokenStore } from '../tokens/read-tokens.js';
@@ -85,7 +85,10 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
       const keys = [`ip:${req.ip}`, `user:${username.toLowerCase()}`];
       deps.failures.check(keys);
       const user = ctx.users.byName(username);
-      if (!user || user.disabled || user.kind !== 'local') throw refuse(keys, req.ip, req.surface, 'password', username);
+      if (!user || user.disabled || user.kind !== 'local') {
+        await verifyUserPassword(password, undefined, false);
+        throw refuse(keys, req.ip, req.surface, 'password', username);
+      }
       const key = cacheKey(user, password);
       const until = verified.get(key);
       if (until && until > Date.now()) return { type: 'user', via: 'password', user };

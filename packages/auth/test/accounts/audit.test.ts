@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { api, basic, ROOT_PASSWORD, startAccounts, type Accounts } from './harness.js';
+
+let h: Accounts | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const root = basic('root', ROOT_PASSWORD);
+
+describe('admin audit log', () => {
+  it('records user, repository, permission, settings and token changes with actor, time and client IP, never secret values', async () => {
+    h = await startAccounts();
+    const password = await h.user('alice');
+    await api(h, '/api/users/alice', { method: 'PATCH', auth: root, body: { email: 'alice@example.test', password: h.secret('alice-new-password') } });
+    await api(h, '/api/repos', { auth: root, body: { name: 'files', format: 'raw' } });
+    await api(h, '/api/repos/files', { method: 'PATCH', auth: root, body: { anonymous_read: true } });
+    await api(h, '/api/repos/files/permissions/alice', { method: 'PUT', auth: root, body: { level: 'write' } });
+    await api(h, '/api/repos/files/permissions/alice', { method: 'DELETE', auth: root });
+    const secretValue = h.secret('s3-secret-value-123');
+    expect((await api(h, '/api/settings', { method: 'PATCH', auth: root, body: { 'log.level': 'info', 's3.secret_access_key': secretValue } })).status).toBe(200);
+    const t = await api(h, '/api/tokens', { auth: basic('alice', 'alice-new-password'), body: { name: 'ci' } });
+    h.secret(t.body.token);
+    await api(h, `/api/tokens/${t.body.id}`, { method: 'DELETE', auth: basic('alice', 'alice-new-password') });
+    await api(h, '/api/me', { auth: basic('alice', password) }); // the old password: a failed attempt
+
+    const r = await api(h, '/api/audit', { auth: root });
+    const entries = r.body.items.map((e: any) => [e.action, e.actor, e.target]);
+    expect(entries).toEqual([
+      ['auth.failed', 'alice', 'alice'],
+      ['token.delete', 'alice', 'alice'],
+      ['token.create', 'alice', 'alice'],
+      ['settings.update', 'root', ''],
+      ['permission.remove', 'root', 'files/alice'],
+      ['permission.set', 'root', 'files/alice'],
+      ['repo.update', 'root', 'files'],
+      ['repo.create', 'root', 'files'],
+      ['user.update', 'root', 'alice'],
+      ['user.create', 'root', 'alice'],
+    ]);
+    for (const e of r.body.items) {
+      expect(e.ip).toBe('127.0.0.1');
+      expect(Date.now() - Date.parse(e.at)).toBeLessThan(60_000);
+    }
+    expect(r.body.items.find((e: any) => e.action === 'user.update').detail).toEqual({ fields: ['email', 'password'] });
+    expect(r.body.items.find((e: any) => e.action === 'settings.update').detail).toEqual({ keys: ['log.level', 's3.secret_access_key'] });
+    const all = JSON.stringify(r.body);
+    for (const s of h.secrets) expect(all).not.toContain(s);
+  });
+
+  it('is admin only and pages newest first', async () => {
+    h = await startAccounts();
+    const password = await h.user('alice');
+    for (const n of ['a1', 'a2', 'a3']) await api(h, '/api/repos', { auth: root, body: { name: n, format: 'raw' } });
+    const p1 = await api(h, '/api/audit?limit=2', { auth: root });
+    expect(p1.body.items.map((e: any) => e.target)).toEqual(['a3', 'a2']);
+    const p2 = await api(h, `/api/audit?limit=2&after=${p1.body.next}`, { auth: root });
+    expect(p2.body.items.map((e: any) => e.target)).toEqual(['a1', 'alice']);
+    expect((await api(h, '/api/audit?after=nonsense', { auth: root })).status).toBe(400);
+    expect((await api(h, '/api/audit', { auth: basic('alice', password) })).status).toBe(403);
+  });
+});
