@@ -27,6 +27,9 @@ describe('sign-in state table', () => {
     expect((await c.call('/api/security')).status).toBe(200);
     expect((await c.call('/api/repos')).status).toBe(403);
     expect((await c.call('/api/tokens')).status).toBe(403);
+    expect((await c.call('/api/devices')).status).toBe(403);
+    // The same browser can still sign in again.
+    expect((await c.call('/api/auth/login', { body: { username: 'alice', password } })).status).toBe(200);
     expect((await c.call('/api/auth/logout', { method: 'POST' })).status).toBe(204);
     expect((await c.call('/api/me')).status).toBe(401);
   });

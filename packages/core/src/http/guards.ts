@@ -27,12 +27,13 @@ export function requireWriterUser(c: Context<TroveEnv>): UserCredential {
   return cred;
 }
 
-const SETUP_ONLY_ALLOWED = [/^\/api\/me$/, /^\/api\/security(\/|$)/, /^\/api\/auth\/(logout|config)$/];
+// Sign-in routes stay open too: a browser holding a setup-only cookie must be able to sign in again.
+const SETUP_ONLY_ALLOWED = [/^\/api\/me$/, /^\/api\/security(\/|$)/, /^\/api\/auth\/(logout|config|login|login\/second|login\/passkey)$/];
 
 /**
  * Rules for every `/api/` request (SPEC "Authentication"):
  * a publish token gets 403 outside `/api/publish/`; a setup-only session reaches only
- * `/api/me`, `/api/security/*` and logout; read tokens only read.
+ * `/api/me`, `/api/security/*`, sign-in and logout; read tokens only read.
  */
 export function apiCredentialRules(): MiddlewareHandler<TroveEnv> {
   return async function apiCredentialRulesMiddleware(c, next) {
