@@ -15,6 +15,7 @@ export async function bootstrapAdmin(
   const username = given?.username ?? 'admin';
   const password = given?.password ?? randomBytes(18).toString('base64url');
   ctx.users.create({ username, isAdmin: true, passwordHash: await hashPassword(password) });
+  ctx.audit.record({ action: 'user.create', actor: '', target: username, detail: { is_admin: true, bootstrap: true } });
   if (!given) print(`trove: created admin user "${username}" with password ${password} (shown once; change it after signing in)`);
   ctx.log.info({ username }, 'created the first admin user');
 }

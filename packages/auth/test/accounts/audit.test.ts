@@ -26,6 +26,7 @@ describe('admin audit log', () => {
     await api(h, '/api/me', { auth: basic('alice', password) }); // the old password: a failed attempt
 
     const r = await api(h, '/api/audit', { auth: root });
+    expect(r.body.items.pop()).toMatchObject({ action: 'user.create', target: 'root', ip: '' }); // the bootstrap admin
     const entries = r.body.items.map((e: any) => [e.action, e.actor, e.target]);
     expect(entries).toEqual([
       ['auth.failed', 'alice', 'alice'],
@@ -59,5 +60,21 @@ describe('admin audit log', () => {
     expect(p2.body.items.map((e: any) => e.target)).toEqual(['a1', 'alice']);
     expect((await api(h, '/api/audit?after=nonsense', { auth: root })).status).toBe(400);
     expect((await api(h, '/api/audit', { auth: basic('alice', password) })).status).toBe(403);
+  });
+
+  it('records the client IP behind a trusted proxy, and limits failed attempts per that IP', async () => {
+    h = await startAccounts({ env: { TR_TRUSTED_PROXIES: '127.0.0.1/32' } });
+    const from = (ip: string) => ({ 'x-forwarded-for': ip });
+    const tries = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => api(h!, '/api/auth/login', { body: { username: `nobody${i}`, password: 'wrong-password' }, headers: from('203.0.113.7') })),
+    );
+    expect(tries.map((r) => r.status)).toEqual(Array(10).fill(401));
+    expect((await api(h, '/api/auth/login', { body: { username: 'root', password: ROOT_PASSWORD }, headers: from('203.0.113.7') })).status).toBe(429);
+    // Another client address is not affected.
+    expect((await api(h, '/api/auth/login', { body: { username: 'root', password: ROOT_PASSWORD }, headers: from('198.51.100.2') })).status).toBe(200);
+    const items = (await api(h, '/api/audit', { auth: root })).body.items;
+    expect(items[0]).toMatchObject({ action: 'login', ip: '198.51.100.2' });
+    expect(items.filter((e: any) => e.action === 'login.failed').every((e: any) => e.ip === '203.0.113.7')).toBe(true);
+    expect(items[items.length - 1]).toMatchObject({ action: 'user.create', target: 'root', detail: { bootstrap: true } });
   });
 });
