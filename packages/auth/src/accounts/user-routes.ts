@@ -82,6 +82,8 @@ export function userRoutes(ctx: CoreContext, proof: Pick<FreshProofVerifier, 'ha
       set.passwordHash = await hashPassword(b.password as string);
     }
     const updated = ctx.users.update(target.id, set);
+    // Their sessions already stopped matching (credentials version); drop the rows too.
+    if (set.passwordHash || set.disabled) sessions.endStale(updated);
     // Field names only: never the password.
     ctx.audit.recordFor(c, { action: 'user.update', target: updated.username, detail: { fields: Object.keys(b).filter((k) => k !== 'current_password') } });
     // A password change ends every session of the user (credentials version); keep the

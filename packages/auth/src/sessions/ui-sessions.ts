@@ -64,7 +64,7 @@ export class UiSessionStore {
     return this.ctx.db.delete(uiSessions).where(lt(uiSessions.expiresAt, new Date(now))).run().changes;
   }
 
-  /** Sessions of a user signed in before `version` (housekeeping after a password change). */
+  /** Deletes the user's sessions from before their current credentials version (housekeeping after a password change or disabling). */
   endStale(user: UserRow): void {
     this.ctx.db.delete(uiSessions).where(and(eq(uiSessions.userId, user.id), lt(uiSessions.credentialsVersion, user.credentialsVersion))).run();
   }
