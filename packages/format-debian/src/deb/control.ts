@@ -41,9 +41,12 @@ export async function readControlFile(path: string, size: number): Promise<strin
 
   const source = createReadStream(path, { start: member.offset, end: member.offset + member.size - 1 });
   const tar = extract();
+  // pipeline() destroys every stage with the first error; streamx re-emits it, after pipeline stopped listening.
+  tar.on('error', () => {});
   let control: Buffer | null = null;
   let failure: Error | null = null;
   tar.on('entry', (header, stream, next) => {
+    stream.on('error', () => {}); // destroyed with the pipeline's error, which pipeline() reports
     const name = header.name.replace(/^\.\//, '');
     if (name === 'control' && (header.type === 'file' || header.type === 'contiguous-file')) {
       if ((header.size ?? 0) > CONTROL_LIMITS.file) {
@@ -64,7 +67,7 @@ export async function readControlFile(path: string, size: number): Promise<strin
     stream.resume();
   });
   try {
-    await pipeline(decompressorFor(suffix, source), new ByteLimit(CONTROL_LIMITS.tar, 'decompressed control member'), tar);
+    await pipeline(source, decompressorFor(suffix) as any, new ByteLimit(CONTROL_LIMITS.tar, 'decompressed control member'), tar);
   } catch (err) {
     if (err instanceof ArchiveError) throw err;
     throw new ArchiveError(`unreadable control member ${member.name}: ${(err as Error).message}`);

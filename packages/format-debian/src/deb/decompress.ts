@@ -71,34 +71,43 @@ function checkZstdWindow(first: Buffer): void {
   if (window > MAX_ZSTD_WINDOW) throw new ArchiveError('zstd window of the control member is too large');
 }
 
-/** A decompressing stream for a control member's suffix (deb(5): none, .gz, .xz, .zst). */
-export function decompressorFor(suffix: string, input: Readable): Readable {
+type Stage = Transform | ((source: AsyncIterable<Buffer>) => AsyncIterable<Uint8Array>);
+
+/** The decompression stage for a control member's suffix (deb(5): none, .gz, .xz, .zst), for use inside one pipeline. */
+export function decompressorFor(suffix: string): Stage {
   switch (suffix) {
     case '':
-      return input;
+      return new Transform({ transform: (c, _e, cb) => cb(null, c) });
     case '.gz':
-      return input.pipe(createGunzip()).on('error', () => {});
+      return createGunzip();
     case '.zst':
-      return input.pipe(new ZstdStream());
-    case '.xz': {
-      // Loaded where used: the WebAssembly decoder is only needed for xz members.
-      return lazyXz(input);
-    }
+      return new ZstdStream();
+    case '.xz':
+      return xzStage;
     default:
       throw new ArchiveError(`unsupported control member compression ${suffix}`);
   }
 }
 
-function lazyXz(input: Readable): Readable {
-  const out = new Transform({ transform: (c, _e, cb) => cb(null, c) });
-  import('xz-decompress')
-    .then(({ XzReadableStream }) => {
-      const web = new XzReadableStream(Readable.toWeb(input) as ReadableStream<Uint8Array>);
-      const node = Readable.fromWeb(web as any);
-      node.on('error', (err) => out.destroy(new ArchiveError(`invalid xz data: ${err.message}`)));
-      out.on('close', () => node.destroy());
-      node.pipe(out);
-    })
-    .catch((err) => out.destroy(err));
-  return out;
+/** xz through the WebAssembly decoder (loaded where used), pulled chunk by chunk so the byte cap after it stops it early. */
+async function* xzStage(source: AsyncIterable<Buffer>): AsyncIterable<Uint8Array> {
+  const { XzReadableStream } = await import('xz-decompress');
+  const input = Readable.from(source);
+  const web = new XzReadableStream(Readable.toWeb(input) as ReadableStream<Uint8Array>);
+  const reader = web.getReader();
+  try {
+    for (;;) {
+      let r: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        r = await reader.read();
+      } catch (err) {
+        throw new ArchiveError(`invalid xz data: ${(err as Error).message}`);
+      }
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+    input.destroy();
+  }
 }

@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '@trove/core/testing/server';
+import { basic, debServer, get, makeDeb, settled, upload } from './helpers.js';
+import { arArchive, CONTROL, debWith, tarOf, xzOf, zstdHugeWindow, zstdOf } from './crafted.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await debServer();
+});
+afterAll(() => s?.close());
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('debian uploads', () => {
+  it('answers 201 with the package identity and pool path, 200 for the identical package, 409 for different bytes', async () => {
+    const deb = makeDeb({ name: 'hello', version: '1:2.10-3', arch: 'amd64' });
+    let r = await upload(s, 'apt', 'stable', 'main', deb);
+    expect(r.status).toBe(201);
+    expect(await r.json()).toEqual({
+      package: 'hello',
+      version: '1:2.10-3',
+      architecture: 'amd64',
+      filename: 'pool/main/h/hello/hello_2.10-3_amd64.deb',
+      sha256: sha256(readFileSync(deb)),
+    });
+    r = await upload(s, 'apt', 'stable', 'main', deb, 'pub-apt', 'POST');
+    expect(r.status).toBe(200);
+    const changed = makeDeb({ name: 'hello', version: '1:2.10-3', arch: 'amd64', payload: 'other bytes\n' });
+    r = await upload(s, 'apt', 'stable', 'main', changed);
+    expect(r.status).toBe(409);
+    expect((await r.json()).error).toMatch(/hello 1:2\.10-3 \(amd64\) already exists/);
+    // also refused in another distribution: the pool is shared
+    expect((await upload(s, 'apt', 'testing', 'main', changed)).status).toBe(409);
+    const pool = await get(s, 'debian/apt/pool/main/h/hello/hello_2.10-3_amd64.deb');
+    expect(pool.status).toBe(200);
+    expect(Buffer.from(await pool.arrayBuffer()).equals(readFileSync(deb))).toBe(true);
+  });
+
+  it('answers 201 when identical bytes join another distribution, then 200', async () => {
+    const deb = makeDeb({ name: 'shared', version: '1.0' });
+    expect((await upload(s, 'apt', 'stable', 'main', deb)).status).toBe(201);
+    expect((await upload(s, 'apt', 'testing', 'main', deb)).status).toBe(201);
+    expect((await upload(s, 'apt', 'testing', 'main', deb)).status).toBe(200);
+  });
+
+  it('files lib packages under lib + letter and uses the Source name for the pool directory', async () => {
+    let r = await upload(s, 'apt', 'stable', 'main', makeDeb({ name: 'libwidget2', version: '3.1-1', source: 'widget (3.1-1)', arch: 'arm64' }));
+    expect((await r.json()).filename).toBe('pool/main/w/widget/libwidget2_3.1-1_arm64.deb');
+    r = await upload(s, 'apt', 'stable', 'contrib', makeDeb({ name: 'libzip-tools', version: '1.0', arch: 'all' }));
+    expect((await r.json()).filename).toBe('pool/contrib/libz/libzip-tools/libzip-tools_1.0_all.deb');
+  });
+
+  it('reads gzip, xz, zstd and uncompressed control members', async () => {
+    for (const compression of ['gzip', 'xz', 'zstd', 'none'] as const) {
+      const r = await upload(s, 'apt', 'stable', 'main', makeDeb({ name: `comp-${compression}`, version: '1.0' }));
+      expect(r.status, `${compression}: ${await r.clone().text()}`).toBe(201);
+    }
+    const tar = await tarOf([['./control', CONTROL]]);
+    const r = await upload(s, 'apt', 'stable', 'main', debWith('control.tar.zst', zstdOf(tar)));
+    expect(r.status, await r.clone().text()).toBe(201);
+  });
+
+  it('refuses invalid distribution and component names with 400', async () => {
+    const deb = readFileSync(makeDeb({ name: 'names', version: '1.0' }));
+    for (const [dist, comp] of [['bad%20dist', 'main'], ['stable', 'Main'], ['-x', 'main'], ['stable', 'by-hash'], ['a'.repeat(65), 'main']]) {
+      const r = await fetch(`${s.url}/debian/apt/upload/${dist}/${comp}`, { method: 'PUT', body: deb, headers: { Authorization: basic('pub-apt') } });
+      expect(r.status, `${dist}/${comp}`).toBe(400);
+      expect((await r.json()).error).toBeTruthy();
+    }
+    expect((await fetch(`${s.url}/debian/apt/upload/stable`, { method: 'PUT', body: deb, headers: { Authorization: basic('pub-apt') } })).status).toBe(404);
+  });
+
+  it('refuses control files with an invalid Package, Version or Architecture with 400', async () => {
+    const cases: [string, RegExp][] = [
+      ['Package: Hello\nVersion: 1.0\nArchitecture: amd64\n', /Package/],
+      ['Package: hello\nVersion: abc\nArchitecture: amd64\n', /Version/],
+      ['Package: hello\nVersion: 1.0-\nArchitecture: amd64\n', /Version/],
+      ['Package: hello\nVersion: 1.0_1\nArchitecture: amd64\n', /Version/],
+      ['Package: hello\nVersion: x:1.0\nArchitecture: amd64\n', /Version/],
+      ['Package: hello\nVersion: 1.0\nArchitecture: any\n', /Architecture/],
+      ['Package: hello\nVersion: 1.0\n', /Architecture/],
+      ['Package: hello\nVersion: 1.0\nArchitecture: amd64\n\nPackage: second\n', /paragraph/],
+      ['Package: hello\nPackage: again\nVersion: 1.0\nArchitecture: amd64\n', /duplicate/],
+      ['no colon here\n', /malformed/],
+    ];
+    for (const [control, message] of cases) {
+      const tar = await tarOf([['./control', Buffer.from(control)]]);
+      const r = await upload(s, 'apt', 'stable', 'main', debWith('control.tar.gz', gzipSync(tar)));
+      expect(r.status, `${control}: ${await r.clone().text()}`).toBe(400);
+      expect((await r.json()).error).toMatch(message);
+    }
+  });
+
+  it('refuses crafted archives, tar bombs and huge control files with 400 and keeps nothing', async () => {
+    const tar = await tarOf([['./control', CONTROL]]);
+    const zeros = Buffer.alloc(40 * 1024 * 1024);
+    const bombTar = await tarOf([['./padding', zeros], ['./control', CONTROL]]);
+    const hugeControl = Buffer.concat([CONTROL, Buffer.from('X-Filler: ' + 'a'.repeat(2 * 1024 * 1024) + '\n')]);
+    const cases: [string, Buffer, RegExp][] = [
+      ['not an archive', Buffer.from('hello, I am not a package'), /ar signature/],
+      ['empty body', Buffer.alloc(0), /ar signature/],
+      ['wrong first member', arArchive([['control.tar.gz', gzipSync(tar)]]), /debian-binary/],
+      ['unsupported format version', arArchive([['debian-binary', Buffer.from('3.0\n')], ['control.tar.gz', gzipSync(tar)]]), /version/],
+      ['member past the end', arArchive([['debian-binary', Buffer.from('2.0\n')], ['control.tar.gz', gzipSync(tar)]], { lieAboutSize: 99999 }), /past the end|truncated/],
+      ['no control member', arArchive([['debian-binary', Buffer.from('2.0\n')], ['data.tar.gz', gzipSync(tar)]]), /no control/],
+      ['corrupt gzip', debWith('control.tar.gz', Buffer.from('\x1f\x8b\x08\x00garbage garbage garbage')), /unreadable|invalid/],
+      ['corrupt xz', debWith('control.tar.xz', Buffer.from('\xfd7zXZ\x00garbage')), /xz|unreadable/],
+      ['unknown compression', debWith('control.tar.bz2', Buffer.from('BZh9')), /unsupported/],
+      ['gzip bomb', debWith('control.tar.gz', gzipSync(bombTar)), /larger than/],
+      ['xz bomb', debWith('control.tar.xz', xzOf(bombTar)), /larger than/],
+      ['zstd bomb', debWith('control.tar.zst', zstdOf(bombTar)), /larger than/],
+      ['zstd window of 1 GiB', debWith('control.tar.zst', zstdHugeWindow(tar)), /window/],
+      ['huge control file', debWith('control.tar.gz', gzipSync(await tarOf([['./control', hugeControl]]))), /control file is larger/],
+      ['control tar without control', debWith('control.tar.gz', gzipSync(await tarOf([['./md5sums', Buffer.from('x')]]))), /no control file/],
+      ['not a tar', debWith('control.tar.gz', gzipSync(Buffer.from('just text, not a tar archive at all'.repeat(20)))), /unreadable|control/],
+    ];
+    for (const [what, body, message] of cases) {
+      const r = await upload(s, 'other', 'stable', 'main', body);
+      expect(r.status, what).toBe(400);
+      expect((await r.json()).error, what).toMatch(message);
+    }
+    expect(readdirSync(join(s.dataDir, 'spool'))).toEqual([]);
+    expect((await (await get(s, 'api/repos/other/assets')).json()).items).toEqual([]);
+    expect((await (await get(s, 'api/repos/other/status')).json())).toEqual({ pending: 0 });
+  });
+
+  it('writes only with a publish session for that repository', async () => {
+    const deb = makeDeb({ name: 'guarded', version: '1.0' });
+    let r = await upload(s, 'private', 'stable', 'main', deb, 'alice');
+    expect(r.status).toBe(401);
+    expect((await r.json()).error).toMatch(/publishing needs a publish session/);
+    expect((await upload(s, 'private', 'stable', 'main', deb, 'pub-apt')).status).toBe(403);
+    r = await fetch(`${s.url}/debian/apt/upload/stable/main`, { method: 'PUT', body: readFileSync(deb) });
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toMatch(/^Basic/);
+  });
+
+  it('records the uploader on the pool file', async () => {
+    await upload(s, 'private', 'stable', 'main', makeDeb({ name: 'audited', version: '1.0' }), 'pub-private');
+    const list = await (await get(s, 'api/repos/private/assets', 'alice')).json();
+    expect(list.items[0]).toMatchObject({ path: 'pool/main/a/audited/audited_1.0_amd64.deb', uploader: 'ci:acme/debs', content_type: 'application/vnd.debian.binary-package' });
+    await settled(s, 'private');
+  });
+});
