@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestServer } from '@trove/core/testing/server';
 import { basic, debServer, makeDeb, settled, upload, work } from './helpers.js';
 
 const run = promisify(execFile);
-const APT_CLIENT = '/work/shared/clients/apt-client.sh';
+/** The apt recipe vendored in scripts/clients (private APT_CONFIG, nothing of the host's apt touched). */
+const APT_CLIENT = fileURLToPath(new URL('../../../scripts/clients/apt-client.sh', import.meta.url));
 
 let s: TestServer;
 afterEach(() => s?.close());

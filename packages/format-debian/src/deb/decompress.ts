@@ -91,7 +91,9 @@ export function decompressorFor(suffix: string): Stage {
 
 /** xz through the WebAssembly decoder (loaded where used), pulled chunk by chunk so the byte cap after it stops it early. */
 async function* xzStage(source: AsyncIterable<Buffer>): AsyncIterable<Uint8Array> {
-  const { XzReadableStream } = await import('xz-decompress');
+  // xz-decompress is CommonJS: plain Node exposes its names only on `default` (vitest hides this).
+  const mod = await import('xz-decompress');
+  const { XzReadableStream } = mod.default ?? mod;
   const input = Readable.from(source);
   const web = new XzReadableStream(Readable.toWeb(input) as ReadableStream<Uint8Array>);
   const reader = web.getReader();
