@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, open as openFd } from 'node:fs';
 import { copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -85,16 +85,15 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
 
     async get(key, getOpts) {
       const p = pathOf(key);
-      let fh;
-      try {
-        fh = await open(p, 'r');
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw err;
-      }
+      // Opened first so a missing blob is a null answer, not a stream error. A plain fd stream
+      // reads through the classic binding, measurably cheaper per small GET than a FileHandle
+      // stream (bench W1); it closes the fd on end or destroy.
+      const fd = await new Promise<number | null>((resolve, reject) =>
+        openFd(p, 'r', (err, n) => (err ? (err.code === 'ENOENT' ? resolve(null) : reject(err)) : resolve(n))),
+      );
+      if (fd === null) return null;
       const range = getOpts?.range;
-      // The stream owns the handle from here and closes it on end or destroy.
-      return fh.createReadStream({ start: range?.start, end: range?.end, highWaterMark: 256 * 1024, signal: getOpts?.signal }) as unknown as Readable;
+      return createReadStream(p, { fd, start: range?.start, end: range?.end, highWaterMark: 256 * 1024, signal: getOpts?.signal, autoClose: true });
     },
 
     async head(key) {
