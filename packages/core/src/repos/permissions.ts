@@ -1,19 +1,23 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { TroveDb } from '../db/open.js';
 import { permissions, users, type PermissionLevel, type RepoRow } from '../db/schema.js';
 import { badRequest, notFound } from '../errors.js';
 
 /** Per-user `read`/`write` grants on repositories (`write` includes `read`). */
 export class PermissionService {
-  constructor(private readonly db: TroveDb) {}
+  /** Prepared once: every private read and every device/manual write asks it. */
+  private readonly levelStmt;
 
-  level(userId: string, repoId: number): PermissionLevel | null {
-    const row = this.db
+  constructor(private readonly db: TroveDb) {
+    this.levelStmt = db
       .select({ level: permissions.level })
       .from(permissions)
-      .where(and(eq(permissions.userId, userId), eq(permissions.repoId, repoId)))
-      .get();
-    return row?.level ?? null;
+      .where(and(eq(permissions.userId, sql.placeholder('userId')), eq(permissions.repoId, sql.placeholder('repoId'))))
+      .prepare();
+  }
+
+  level(userId: string, repoId: number): PermissionLevel | null {
+    return this.levelStmt.get({ userId, repoId })?.level ?? null;
   }
 
   /** Repo ids the user holds any grant on. */

@@ -23,13 +23,20 @@ export function userJson(u: UserRow) {
  * writes `passwordHash` through `setPasswordHash`; core only stores it.
  */
 export class UserService {
-  constructor(private readonly db: TroveDb) {}
+  /** Prepared once: credential checks run these on every authenticated artifact GET (bench W2). */
+  private readonly byNameStmt;
+  private readonly byIdStmt;
+
+  constructor(private readonly db: TroveDb) {
+    this.byNameStmt = db.select().from(users).where(eq(users.username, sql.placeholder('username'))).prepare();
+    this.byIdStmt = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare();
+  }
 
   byName(username: string): UserRow | undefined {
-    return this.db.select().from(users).where(eq(users.username, username)).get();
+    return this.byNameStmt.get({ username });
   }
   byId(id: string): UserRow | undefined {
-    return this.db.select().from(users).where(eq(users.id, id)).get();
+    return this.byIdStmt.get({ id });
   }
   require(username: string): UserRow {
     const u = this.byName(username);
