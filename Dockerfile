@@ -14,6 +14,8 @@ RUN npx -y pnpm@10 install --frozen-lockfile \
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production TR_DATA_DIR=/data TR_LISTEN=:8080
+# xz compresses Debian's Packages.xz indexes (format-debian runs it as a child process).
+RUN apt-get update && apt-get install -y --no-install-recommends xz-utils && rm -rf /var/lib/apt/lists/*
 RUN groupadd -r trove && useradd -r -g trove -d /data trove && mkdir /data && chown trove:trove /data
 COPY --from=build /app /app
 USER trove
