@@ -1,29 +1,35 @@
 #!/usr/bin/env node
 import { BootError, readBootConfig } from '@trove/core';
 import pino from 'pino';
-import { startServer } from './compose.js';
+import { startServer, type TroveServer } from './compose.js';
 
 // Started in the foreground, configured only by TR_* variables (see docs/operations.md).
 const log = pino({ level: 'info', base: undefined, redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], remove: true } });
 
 async function main(): Promise<void> {
   const boot = readBootConfig(process.env);
-  const server = await startServer(boot, log);
+  // Handlers first: a signal that arrives while the server is still starting (or in the same
+  // instant it reports listening) must still end in a clean close, never a bare kill.
+  let starting: Promise<TroveServer> | undefined;
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping || !starting) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    server.close().then(
-      () => process.exit(0),
-      (err) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    starting
+      .then((server) => server.close())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  starting = startServer(boot, log);
+  await starting;
 }
 
 main().catch((err) => {
