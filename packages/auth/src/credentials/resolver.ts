@@ -31,6 +31,12 @@ export interface ResolverDeps {
  */
 export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): CredentialResolver {
   const verified = new Map<string, number>();
+  /**
+   * Checks in flight, by the same key: Maven and Gradle open many connections at once with the
+   * same password, and each would otherwise start its own scrypt (128 MiB, ~0.3 s) before the
+   * first one fills the cache; 32 at once stalled every request for seconds (bench W2).
+   */
+  const inflight = new Map<string, Promise<boolean>>();
 
   const cacheKey = (u: UserRow, password: string) =>
     createHash('sha256').update(`${u.id}\0${u.credentialsVersion}\0${password}`).digest('hex');
@@ -92,7 +98,12 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
       const key = cacheKey(user, password);
       const until = verified.get(key);
       if (until && until > Date.now()) return { type: 'user', via: 'password', user };
-      if (!(await verifyPassword(password, user.passwordHash))) throw refuse(keys, req.ip, req.surface, 'password', username);
+      let check = inflight.get(key);
+      if (!check) {
+        check = verifyPassword(password, user.passwordHash).finally(() => inflight.delete(key));
+        inflight.set(key, check);
+      }
+      if (!(await check)) throw refuse(keys, req.ip, req.surface, 'password', username);
       if (verified.size > 10_000) verified.clear();
       verified.set(key, Date.now() + PASSWORD_CACHE_MS);
       return { type: 'user', via: 'password', user };
