@@ -95,8 +95,8 @@ export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: 
   }
   // Always bounded: a stream that knows its end reads min(remaining, highWaterMark) at a time,
   // so a 1 KiB file no longer allocates a 256 KiB buffer per GET (that garbage collapsed W1).
-  const whole = asset.size > 0 ? { start: 0, end: asset.size - 1 } : null;
-  const stream = await blobs.get(asset.blobKey, range ?? whole ? { range: (range ?? whole)! } : undefined);
+  const span = range ?? (asset.size > 0 ? { start: 0, end: asset.size - 1 } : null);
+  const stream = await blobs.get(asset.blobKey, span ? { range: span } : undefined);
   if (!stream) throw notFound('file content is missing from the blob store');
   if (out) {
     out.writeHead(status, headers);

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credential } from '../access/credential.js';
@@ -47,7 +48,7 @@ export function describeFormatConformance(c: FormatCase): void {
         setup: async (ctx) => {
           const reader = ctx.users.create({ username: 'reader' });
           const stranger = ctx.users.create({ username: 'stranger' });
-          const writer = ctx.users.create({ username: 'writer' });
+          ctx.users.create({ username: 'writer' });
           const open = await ctx.repos.create({ name: REPOS.open, format: name, anonymous_read: true });
           const priv = await ctx.repos.create({ name: REPOS.priv, format: name });
           await ctx.repos.create({ name: REPOS.locked, format: name });
@@ -155,8 +156,7 @@ export function describeFormatConformance(c: FormatCase): void {
 }
 
 /** A GET whose request line is sent exactly as given (no URL normalisation). */
-async function rawGet(port: number, path: string): Promise<number> {
-  const { request } = await import('node:http');
+function rawGet(port: number, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
       res.resume();
