@@ -33,18 +33,3 @@ export function Notice({ children, tone = 'info' }: { children: ReactNode; tone?
     </div>
   );
 }
-
-/** "Load more" for cursor-paged lists, plus the loading and error line of the next page. */
-export function Pager({ next, loading, error, onMore, what }: { next: string; loading: boolean; error: string; onMore(): void; what: string }) {
-  return (
-    <>
-      {error && <ErrorMessage error={error} onRetry={onMore} />}
-      {loading && <Loading what={what} />}
-      {next && !loading && (
-        <button type="button" onClick={onMore}>
-          Load more {what}
-        </button>
-      )}
-    </>
-  );
-}

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { del, enc, put } from '../../api/client';
 import type { Permission, User } from '../../api/types';
 import { ConfirmButton } from '../../components/confirm-button';
-import { Empty, ErrorMessage, Pager } from '../../components/states';
+import { PagedList } from '../../components/paged-list';
+import { ErrorMessage } from '../../components/states';
 import { usePaged } from '../../use-paged';
 
 /** Who may read or write a repository (`write` includes `read`). */
@@ -29,42 +30,39 @@ export function PermissionsSection({ repo }: { repo: string }) {
     <section className="card" aria-labelledby="perm-h">
       <h2 id="perm-h">Permissions</h2>
       <p className="muted">Admins can do everything. Others need read to download and write to publish.</p>
-      {list.error && !list.items.length ? (
-        <ErrorMessage error={list.error} onRetry={list.reload} />
-      ) : !list.loading && !list.items.length ? (
-        <Empty>Nobody has been given access yet.</Empty>
-      ) : (
-        <ul className="rows">
-          {list.items.map((p) => (
-            <li key={p.username}>
-              <strong>{p.username}</strong>
-              <span className="row-actions">
-                <label className="sr-only" htmlFor={`lvl-${p.username}`}>
-                  Access of {p.username}
-                </label>
-                <select id={`lvl-${p.username}`} value={p.level} onChange={(e) => set(p.username, e.target.value as 'read' | 'write')}>
-                  <option value="read">read</option>
-                  <option value="write">write</option>
-                </select>
-                <ConfirmButton
-                  label="Remove"
-                  confirm={`Remove ${p.username}`}
-                  onConfirm={async () => {
-                    setError('');
-                    try {
-                      await del(`${base}/${enc(p.username)}`);
-                      list.reload();
-                    } catch (e) {
-                      setError((e as Error).message);
-                    }
-                  }}
-                />
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
-      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="permissions" />
+      <PagedList list={list} what="permissions" empty="Nobody has been given access yet.">
+        {(items) => (
+          <ul className="rows">
+            {items.map((p) => (
+              <li key={p.username}>
+                <strong>{p.username}</strong>
+                <span className="row-actions">
+                  <label className="sr-only" htmlFor={`lvl-${p.username}`}>
+                    Access of {p.username}
+                  </label>
+                  <select id={`lvl-${p.username}`} value={p.level} onChange={(e) => set(p.username, e.target.value as 'read' | 'write')}>
+                    <option value="read">read</option>
+                    <option value="write">write</option>
+                  </select>
+                  <ConfirmButton
+                    label="Remove"
+                    confirm={`Remove ${p.username}`}
+                    onConfirm={async () => {
+                      setError('');
+                      try {
+                        await del(`${base}/${enc(p.username)}`);
+                        list.reload();
+                      } catch (e) {
+                        setError((e as Error).message);
+                      }
+                    }}
+                  />
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
       <form
         className="inline-form"
         aria-label="Grant access"

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { User } from '../../api/types';
-import { Empty, ErrorMessage, Notice, Pager } from '../../components/states';
+import { PagedList } from '../../components/paged-list';
+import { Notice } from '../../components/states';
 import { usePaged } from '../../use-paged';
 import { CreateUser } from './create-user';
 import { UserRow } from './user-row';
@@ -30,20 +31,15 @@ export function UsersPage() {
         />
       )}
       {notice && <Notice tone="success">{notice}</Notice>}
-      {list.error && !list.items.length ? (
-        <ErrorMessage error={list.error} onRetry={list.reload} />
-      ) : !list.loading && !list.items.length ? (
-        <Empty>No users.</Empty>
-      ) : (
-        list.items.length > 0 && (
+      <PagedList list={list} what="users" empty="No users.">
+        {(items) => (
           <ul className="user-list">
-            {list.items.map((u) => (
+            {items.map((u) => (
               <UserRow key={u.username} user={u} onChange={list.reload} />
             ))}
           </ul>
-        )
-      )}
-      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="users" />
+        )}
+      </PagedList>
     </section>
   );
 }

@@ -3,7 +3,8 @@ import { del, enc } from '../../api/client';
 import type { Device } from '../../api/types';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Time } from '../../components/format';
-import { Empty, ErrorMessage, Pager } from '../../components/states';
+import { PagedList } from '../../components/paged-list';
+import { ErrorMessage } from '../../components/states';
 import { useMe } from '../../session';
 import { usePaged } from '../../use-paged';
 
@@ -16,12 +17,8 @@ export function DeviceList() {
     <section aria-labelledby="devices-h">
       <h2 id="devices-h">{me?.is_admin ? 'Enrolled devices (all users)' : 'Your devices'}</h2>
       <ErrorMessage error={error} />
-      {list.error && !list.items.length ? (
-        <ErrorMessage error={list.error} onRetry={list.reload} />
-      ) : !list.loading && !list.items.length ? (
-        <Empty>No enrolled devices. The Trove Gradle and Maven plugins enroll on first publish and send you here to approve.</Empty>
-      ) : (
-        list.items.length > 0 && (
+      <PagedList list={list} what="devices" empty="No enrolled devices. The Trove Gradle and Maven plugins enroll on first publish and send you here to approve.">
+        {(items) => (
           <div className="table-wrap">
             <table>
               <thead>
@@ -37,7 +34,7 @@ export function DeviceList() {
                 </tr>
               </thead>
               <tbody>
-                {list.items.map((d) => (
+                {items.map((d) => (
                   <tr key={d.id}>
                     <td>
                       <strong>{d.name}</strong> <span className="badge">{d.kind}</span>
@@ -72,9 +69,8 @@ export function DeviceList() {
               </tbody>
             </table>
           </div>
-        )
-      )}
-      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="devices" />
+        )}
+      </PagedList>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import type { PublishSession } from '../../api/types';
 import { Time } from '../../components/format';
-import { Empty, ErrorMessage, Pager } from '../../components/states';
+import { PagedList } from '../../components/paged-list';
 import { usePaged } from '../../use-paged';
 import { PROOF } from './session-list';
 
@@ -13,12 +13,8 @@ export function PublishLog() {
     <section aria-labelledby="log-h">
       <h2 id="log-h">Publish log (all users)</h2>
       <p className="muted">Every publish session, kept 30 days after it expires.</p>
-      {list.error && !list.items.length ? (
-        <ErrorMessage error={list.error} onRetry={list.reload} />
-      ) : !list.loading && !list.items.length ? (
-        <Empty>Nobody has published yet.</Empty>
-      ) : (
-        list.items.length > 0 && (
+      <PagedList list={list} what="log entries" empty="Nobody has published yet.">
+        {(items) => (
           <div className="table-wrap">
             <table>
               <thead>
@@ -31,7 +27,7 @@ export function PublishLog() {
                 </tr>
               </thead>
               <tbody>
-                {list.items.map((s) => (
+                {items.map((s) => (
                   <tr key={s.id}>
                     <td>
                       <a href={`#/repos/${encodeURIComponent(s.repo)}`}>{s.repo}</a>
@@ -54,9 +50,8 @@ export function PublishLog() {
               </tbody>
             </table>
           </div>
-        )
-      )}
-      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="log entries" />
+        )}
+      </PagedList>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import type { PublishSession } from '../../api/types';
 import { Time } from '../../components/format';
-import { Empty, ErrorMessage, Pager } from '../../components/states';
+import { PagedList } from '../../components/paged-list';
 import { usePaged } from '../../use-paged';
 
 export const PROOF: Record<string, string> = { device: 'device key', manual: 'by hand', oidc: 'CI' };
@@ -11,12 +11,8 @@ export function SessionList() {
     <section aria-labelledby="sessions-h">
       <h2 id="sessions-h">Your publish sessions</h2>
       <p className="muted">A session ends by itself when it expires; revoking its device ends it too.</p>
-      {list.error && !list.items.length ? (
-        <ErrorMessage error={list.error} onRetry={list.reload} />
-      ) : !list.loading && !list.items.length ? (
-        <Empty>No publish sessions yet.</Empty>
-      ) : (
-        list.items.length > 0 && (
+      <PagedList list={list} what="sessions" empty="No publish sessions yet.">
+        {(items) => (
           <div className="table-wrap">
             <table>
               <thead>
@@ -29,7 +25,7 @@ export function SessionList() {
                 </tr>
               </thead>
               <tbody>
-                {list.items.map((s) => (
+                {items.map((s) => (
                   <tr key={s.id}>
                     <td>
                       <a href={`#/repos/${encodeURIComponent(s.repo)}`}>{s.repo}</a>
@@ -53,9 +49,8 @@ export function SessionList() {
               </tbody>
             </table>
           </div>
-        )
-      )}
-      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="sessions" />
+        )}
+      </PagedList>
     </section>
   );
 }

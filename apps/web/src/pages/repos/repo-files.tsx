@@ -1,7 +1,7 @@
 import type { Asset } from '../../api/types';
 import { enc, url } from '../../api/client';
 import { formatSize } from '../../components/format';
-import { Empty, ErrorMessage, Pager } from '../../components/states';
+import { PagedList } from '../../components/paged-list';
 import { link } from '../../router';
 import { usePaged } from '../../use-paged';
 import { FileTree } from './file-tree';
@@ -42,14 +42,9 @@ export function RepoFiles({ repo, prefix }: { repo: string; prefix: string }) {
         )}
       </div>
       {prefix && <Breadcrumb repo={repo} prefix={prefix} />}
-      {list.error && !list.items.length ? (
-        <ErrorMessage error={list.error} onRetry={list.reload} />
-      ) : !list.loading && !list.items.length ? (
-        <Empty>{prefix ? 'Nothing under this folder.' : 'This repository is empty. Files appear here once someone publishes.'}</Empty>
-      ) : (
-        list.items.length > 0 && <FileTree repo={repo} prefix={prefix} items={list.items} />
-      )}
-      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="files" />
+      <PagedList list={list} what="files" empty={prefix ? 'Nothing under this folder.' : 'This repository is empty. Files appear here once someone publishes.'}>
+        {(items) => <FileTree repo={repo} prefix={prefix} items={items} />}
+      </PagedList>
     </section>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { url } from '../../api/client';
 import type { Asset } from '../../api/types';
 import { formatSize, Time } from '../../components/format';
-import { Empty, ErrorMessage, Pager } from '../../components/states';
+import { PagedList } from '../../components/paged-list';
 import { link, navigate } from '../../router';
 import { usePaged } from '../../use-paged';
 
@@ -55,23 +55,20 @@ function SearchResults({ repo, q }: { repo?: string; q: string }) {
       <h2 id="results-h">
         Results for “{q}”{repo ? ` in ${repo}` : ''}
       </h2>
-      {list.error && !list.items.length ? (
-        <ErrorMessage error={list.error} onRetry={list.reload} />
-      ) : !list.loading && !list.items.length ? (
-        <Empty>No file path contains “{q}”.</Empty>
-      ) : (
-        <ul className="results">
-          {list.items.map((a) => (
-            <li key={`${a.repo}:${a.path}`}>
-              <a href={link('repos', a.repo ?? repo ?? '', { file: a.path })}>{a.path}</a>
-              <span className="muted">
-                {!repo && a.repo && <span className="badge">{a.repo}</span>} {formatSize(a.size)} · {a.uploader || '—'} · <Time iso={a.updated_at} />
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
-      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="results" />
+      <PagedList list={list} what="results" empty={<>No file path contains “{q}”.</>}>
+        {(items) => (
+          <ul className="results">
+            {items.map((a) => (
+              <li key={`${a.repo}:${a.path}`}>
+                <a href={link('repos', a.repo ?? repo ?? '', { file: a.path })}>{a.path}</a>
+                <span className="muted">
+                  {!repo && a.repo && <span className="badge">{a.repo}</span>} {formatSize(a.size)} · {a.uploader || '—'} · <Time iso={a.updated_at} />
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedList>
     </section>
   );
 }

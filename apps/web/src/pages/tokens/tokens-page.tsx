@@ -4,7 +4,8 @@ import type { ReadToken } from '../../api/types';
 import { CodeBlock } from '../../components/code-block';
 import { ConfirmButton } from '../../components/confirm-button';
 import { Time } from '../../components/format';
-import { Empty, ErrorMessage, Pager } from '../../components/states';
+import { PagedList } from '../../components/paged-list';
+import { ErrorMessage } from '../../components/states';
 import { SecretOnce } from '../../components/secret-once';
 import { usePaged } from '../../use-paged';
 import { useMe } from '../../session';
@@ -36,12 +37,8 @@ export function TokensPage() {
       )}
       <h2>Your tokens</h2>
       <ErrorMessage error={error} />
-      {list.error && !list.items.length ? (
-        <ErrorMessage error={list.error} onRetry={list.reload} />
-      ) : !list.loading && !list.items.length ? (
-        <Empty>No tokens yet. Create one above for each machine or build that downloads artifacts.</Empty>
-      ) : (
-        list.items.length > 0 && (
+      <PagedList list={list} what="tokens" empty="No tokens yet. Create one above for each machine or build that downloads artifacts.">
+        {(items) => (
           <div className="table-wrap">
             <table>
               <thead>
@@ -56,7 +53,7 @@ export function TokensPage() {
                 </tr>
               </thead>
               <tbody>
-                {list.items.map((t) => (
+                {items.map((t) => (
                   <tr key={t.id}>
                     <td>
                       <strong>{t.name}</strong>
@@ -88,9 +85,8 @@ export function TokensPage() {
               </tbody>
             </table>
           </div>
-        )
-      )}
-      <Pager next={list.next} loading={list.loading} error={list.items.length ? list.error : ''} onMore={list.loadMore} what="tokens" />
+        )}
+      </PagedList>
     </section>
   );
 }
