@@ -76,7 +76,8 @@ export function debianRoutes(ctx: FormatContext) {
     headers['Content-Type'] = INDEX_TYPES.find(([re]) => re.test(rest))![1];
     headers['Content-Length'] = String(file.size);
     if (c.req.method === 'HEAD') return c.body(null, 200, headers);
-    return c.body(new Uint8Array(file.data) as Uint8Array<ArrayBuffer>, 200, headers);
+    // A view of the row's buffer, not a copy (better-sqlite3 hands out a fresh Buffer per row).
+    return c.body(new Uint8Array(file.data.buffer as ArrayBuffer, file.data.byteOffset, file.data.byteLength), 200, headers);
   }
 
   app.get('/keys/debian.asc', async (c) => {

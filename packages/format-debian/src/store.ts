@@ -68,10 +68,18 @@ export class DebianStore {
       ),
       generation: p('SELECT generation, built_at AS builtAt FROM deb_dists WHERE repo_id = ? AND dist = ?'),
       filesOf: p('SELECT path, size, md5, sha256, sha512 FROM deb_files WHERE repo_id = ? AND dist = ? AND generation = ?'),
-      fileAt: p('SELECT f.size, f.sha256, b.data FROM deb_files f JOIN deb_blobs b ON b.sha256 = f.sha256 WHERE f.repo_id = ? AND f.dist = ? AND f.generation = ? AND f.path = ?'),
+      // One statement each, joined with the generation pointer: a single snapshot without a transaction.
+      fileAt: p(
+        `SELECT f.size, f.sha256, b.data, d.built_at AS builtAt FROM deb_dists d
+         JOIN deb_files f ON f.repo_id = d.repo_id AND f.dist = d.dist AND f.generation = d.generation
+         JOIN deb_blobs b ON b.sha256 = f.sha256
+         WHERE d.repo_id = ? AND d.dist = ? AND f.path = ?`,
+      ),
       byHash: p(
-        `SELECT f.size, f.sha256, b.data FROM deb_files f JOIN deb_blobs b ON b.sha256 = f.sha256
-         WHERE f.repo_id = @repoId AND f.dist = @dist AND f.generation >= @minGen AND f.path LIKE @dir ESCAPE '\\'
+        `SELECT f.size, f.sha256, b.data, d.built_at AS builtAt FROM deb_dists d
+         JOIN deb_files f ON f.repo_id = d.repo_id AND f.dist = d.dist AND f.generation >= d.generation - 1
+         JOIN deb_blobs b ON b.sha256 = f.sha256
+         WHERE d.repo_id = @repoId AND d.dist = @dist AND f.path LIKE @dir ESCAPE '\\'
            AND (f.md5 = @hash OR f.sha256 = @hash OR f.sha512 = @hash) LIMIT 1`,
       ),
       insertBlob: p('INSERT OR IGNORE INTO deb_blobs (sha256, data) VALUES (?, ?)'),
@@ -158,17 +166,14 @@ export class DebianStore {
     return this.s.filesOf.all(repoId, dist, generation) as IndexFile[];
   }
 
-  /** One file of the current generation; the generation is read in the same statement's snapshot. */
+  /** One file of the current generation (or, by hash, of the previous one too). */
   read(repoId: number, dist: string, path: string): { size: number; sha256: string; data: Buffer; builtAt: number } | undefined {
-    return this.sql.transaction(() => {
-      const cur = this.current(repoId, dist);
-      if (!cur) return undefined;
-      const byHash = /^(.*\/)by-hash\/(MD5Sum|SHA256|SHA512)\/([0-9a-f]{32,128})$/.exec(path);
-      const row = byHash
-        ? this.s.byHash.get({ repoId, dist, minGen: cur.generation - 1, dir: byHash[1]!.replace(/[\\%_]/g, (m) => '\\' + m) + '%', hash: byHash[3] })
-        : this.s.fileAt.get(repoId, dist, cur.generation, path);
-      return row ? { ...(row as { size: number; sha256: string; data: Buffer }), builtAt: cur.builtAt } : undefined;
-    })();
+    const byHash = /^(.*\/)by-hash\/(MD5Sum|SHA256|SHA512)\/([0-9a-f]{32,128})$/.exec(path);
+    return (
+      byHash
+        ? this.s.byHash.get({ repoId, dist, dir: byHash[1]!.replace(/[\\%_]/g, (m) => '\\' + m) + '%', hash: byHash[3] })
+        : this.s.fileAt.get(repoId, dist, path)
+    ) as { size: number; sha256: string; data: Buffer; builtAt: number } | undefined;
   }
 
   /**
