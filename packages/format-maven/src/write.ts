@@ -14,6 +14,7 @@ import {
   isSnapshotVersion,
   parseMavenPath,
   versionOf,
+  type ChecksumAlgorithm,
   type ChecksumFile,
   type MavenPath,
   type MetadataFile,
@@ -59,15 +60,21 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
     for (const alg of CHECKSUM_ALGORITHMS) ctx.assets.delete(repo, `${path}.${alg}`);
   }
 
-  /** Checksums uploaded before their file (parallel uploads) that disagree with the file's bytes. */
-  async function disagreeingChecksums(repo: RepoRow, path: string, file: SpooledFile): Promise<string[]> {
+  /** Checksums uploaded before their file (parallel uploads), held until it arrives. */
+  function heldChecksums(repo: RepoRow, path: string): { algorithm: ChecksumAlgorithm; asset: AssetRow }[] {
+    return CHECKSUM_ALGORITHMS.flatMap((algorithm) => {
+      const asset = ctx.assets.get(repo, `${path}.${algorithm}`);
+      return asset ? [{ algorithm, asset }] : [];
+    });
+  }
+
+  /** Paths of the held checksums that disagree with the file's bytes. */
+  async function disagreeingChecksums(held: { algorithm: ChecksumAlgorithm; asset: AssetRow }[], file: SpooledFile): Promise<string[]> {
     const bad: string[] = [];
-    for (const alg of CHECKSUM_ALGORITHMS) {
-      const pending = ctx.assets.get(repo, `${path}.${alg}`);
-      if (!pending) continue;
-      const want = (await readSmall(ctx.blobs, pending)).toString('utf8').trim();
-      const have = file.hashes[alg] ?? (await hashStream(createReadStream(file.path), alg));
-      if (want !== have) bad.push(pending.path);
+    for (const { algorithm, asset } of held) {
+      const want = (await readSmall(ctx.blobs, asset)).toString('utf8').trim();
+      const have = file.hashes[algorithm] ?? (await hashStream(createReadStream(file.path), algorithm));
+      if (want !== have) bad.push(asset.path);
     }
     return bad;
   }
@@ -79,8 +86,9 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
       let pending: string[] = [];
       try {
         if (!ctx.assets.get(repo, p.path)) {
-          pending = CHECKSUM_ALGORITHMS.map((a) => `${p.path}.${a}`).filter((x) => ctx.assets.get(repo, x));
-          const bad = pending.length ? await disagreeingChecksums(repo, p.path, file) : [];
+          const held = heldChecksums(repo, p.path);
+          pending = held.map((h) => h.asset.path);
+          const bad = await disagreeingChecksums(held, file);
           if (bad.length && !mutable) throw conflict(`${p.path} does not match the checksum uploaded before it (${bad.join(', ')})`);
         }
       } catch (err) {
