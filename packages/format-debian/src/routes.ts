@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { notFound, unavailable, parseRepoPath, receiveUpload, serveAsset, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
+import { notFound, unavailable, parseRange, parseRepoPath, receiveUpload, serveAsset, TroveError, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
 import { ingestDeb } from './ingest.js';
 import { checkComponent, checkDist } from './names.js';
 import { debianState } from './state.js';
@@ -73,11 +73,20 @@ export function debianRoutes(ctx: FormatContext) {
       'X-Content-Type-Options': 'nosniff',
     };
     if (notModified(c, etag, modified)) return c.body(null, 304, headers);
+    // Ranges as serveAsset answers them: apt resumes a partial download with Range and If-Range.
+    headers['Accept-Ranges'] = 'bytes';
+    const ifRange = c.req.header('if-range');
+    const range = !ifRange || ifRange === etag ? parseRange(c.req.header('range'), file.size) : null;
+    if (range === 'unsatisfiable') throw new TroveError(416, 'bad_request', 'range not satisfiable', {}, { 'Content-Range': `bytes */${file.size}` });
     headers['Content-Type'] = INDEX_TYPES.find(([re]) => re.test(rest))![1];
-    headers['Content-Length'] = String(file.size);
-    if (c.req.method === 'HEAD') return c.body(null, 200, headers);
+    headers['Content-Length'] = String(range ? range.end - range.start + 1 : file.size);
+    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${file.size}`;
+    const status = range ? 206 : 200;
+    if (c.req.method === 'HEAD') return c.body(null, status, headers);
     // A view of the row's buffer, not a copy (better-sqlite3 hands out a fresh Buffer per row).
-    return c.body(new Uint8Array(file.data.buffer as ArrayBuffer, file.data.byteOffset, file.data.byteLength), 200, headers);
+    const { buffer, byteOffset } = file.data;
+    const [start, end] = range ? [range.start, range.end + 1] : [0, file.size];
+    return c.body(new Uint8Array(buffer as ArrayBuffer, byteOffset + start, end - start), status, headers);
   }
 
   app.get('/keys/debian.asc', async (c) => {

@@ -37,6 +37,29 @@ describe('debian indexes', () => {
     }
   });
 
+  it('answers ranges, If-Range and HEAD on index files as on pool files', async () => {
+    s = await debServer();
+    await upload(s, 'apt', 'stable', 'main', makeDeb({ name: 'ranged', version: '1.0', arch: 'amd64' }));
+    await settled(s, 'apt');
+    const path = 'debian/apt/dists/stable/main/binary-amd64/Packages';
+    const full = await get(s, path);
+    const whole = Buffer.from(await full.arrayBuffer());
+    const etag = full.headers.get('etag')!;
+    expect(full.headers.get('accept-ranges')).toBe('bytes');
+    const part = await get(s, path, undefined, { Range: 'bytes=5-14', 'If-Range': etag });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 5-14/${whole.length}`);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(whole.subarray(5, 15));
+    const stale = await get(s, path, undefined, { Range: 'bytes=5-14', 'If-Range': '"other"' });
+    expect(stale.status).toBe(200);
+    expect(Buffer.from(await stale.arrayBuffer())).toEqual(whole);
+    expect((await get(s, path, undefined, { Range: `bytes=${whole.length}-` })).status).toBe(416);
+    const head = await fetch(`${s.url}/${path}`, { method: 'HEAD', headers: { Range: 'bytes=-4' } });
+    expect(head.status).toBe(206);
+    expect(head.headers.get('content-length')).toBe('4');
+    expect(await head.text()).toBe('');
+  });
+
   it('rebuilds only the changed unit and keeps the previous generation reachable by hash', async () => {
     s = await debServer();
     await upload(s, 'apt', 'stable', 'main', makeDeb({ name: 'first', version: '1.0', arch: 'amd64' }));
