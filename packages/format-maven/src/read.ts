@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { notFound, parseRepoPath, serveAsset, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
 import { readSmall } from './digests.js';
-import { checkSegments, checksumSuffix, METADATA, parseMavenPath, splitSuffix, type ChecksumAlgorithm } from './layout.js';
+import { checkSegments, checksumSuffix, METADATA, parseMavenPath, splitSuffix, type ArtifactFile, type ChecksumAlgorithm, type MavenPath } from './layout.js';
 import { isDirectory, listChildren, renderIndex, withChecksums } from './listing.js';
 import { parseMetadata, snapshotBuildFor } from './metadata.js';
 import type { MavenState } from './state.js';
@@ -25,14 +25,7 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
     });
 
   /** `widget-1.0-SNAPSHOT.jar` → the newest timestamped build named in the version's metadata. */
-  async function snapshotAlias(repo: RepoRow, path: string): Promise<AssetRow | undefined> {
-    let p;
-    try {
-      p = parseMavenPath(path);
-    } catch {
-      return undefined;
-    }
-    if (p.kind !== 'artifact' || !p.snapshotAlias) return undefined;
+  async function snapshotBuild(repo: RepoRow, p: ArtifactFile): Promise<AssetRow | undefined> {
     const meta = ctx.assets.get(repo, `${p.dir}/${METADATA}`);
     if (!meta) return undefined;
     let build: string | null;
@@ -79,19 +72,25 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
     }
 
     const algorithm = checksumSuffix(path.slice(path.lastIndexOf('/') + 1));
-    if (algorithm) {
-      const targetPath = path.slice(0, -(algorithm.length + 1));
-      const target = ctx.assets.get(repo, targetPath) ?? (await snapshotAlias(repo, targetPath));
-      if (target) return checksum(c, target, algorithm);
-    } else {
-      const asset = ctx.assets.get(repo, path) ?? (await snapshotAlias(repo, path));
-      if (asset) return serve(c, asset);
-    }
+    const answer = (asset: AssetRow) => (algorithm ? checksum(c, asset, algorithm) : serve(c, asset));
+    const stored = ctx.assets.get(repo, algorithm ? path.slice(0, -(algorithm.length + 1)) : path);
+    if (stored) return answer(stored);
 
+    // Not stored: the layout tells a SNAPSHOT alias, a directory, a 404 and a 400 apart, parsed once.
+    let p: MavenPath | undefined;
+    let invalid: unknown;
+    try {
+      p = parseMavenPath(path);
+    } catch (err) {
+      invalid = err;
+    }
+    const file = p?.kind === 'checksum' ? p.target : p;
+    const build = file?.kind === 'artifact' && file.snapshotAlias ? await snapshotBuild(repo, file) : undefined;
+    if (build) return answer(build);
     if (isDirectory(ctx.assets, repo, path)) {
       return c.redirect(`/maven/${encodeURIComponent(repo.name)}/${encodePath(path)}/`, 301);
     }
-    parseMavenPath(path); // 400 for what is not a Maven path at all
+    if (invalid) throw invalid; // 400 for what is not a Maven path at all
     throw notFound(`${path} not found`);
   };
 }
