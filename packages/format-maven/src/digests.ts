@@ -40,8 +40,7 @@ export class Digests {
     return job;
   }
 
-  /** Records a digest computed elsewhere (e.g. while a client's file was still in the spool). */
-  remember(key: string, hex: string): void {
+  private remember(key: string, hex: string): void {
     if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, hex);
   }
