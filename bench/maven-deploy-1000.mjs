@@ -12,10 +12,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './lib/files.mjs';
-import { resetPeak } from './lib/proc.mjs';
+import { cpuSeconds, resetPeak } from './lib/proc.mjs';
+import { median, mib as mibOf } from './lib/stats.mjs';
 import { startNodeReference } from './lib/references.mjs';
 import { header, line, summary } from './lib/report.mjs';
 import { adminAuth, api, basicAuth, startTrove } from './lib/trove.mjs';
@@ -103,14 +104,8 @@ async function deployAll(items, { base, auth, refRoot }) {
   return { seconds: (performance.now() - started) / 1000, requests: http.count() };
 }
 
-/** CPU seconds (user + system, all threads) a process has used: less sensitive than wall time to a busy shared machine. */
-const cpuSeconds = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const range = (xs) => `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}`;
-const mib = (b) => (b / 1048576).toFixed(1);
+const mib = (b) => mibOf(b).toFixed(1);
 
 header('maven-deploy-1000', `${ARTIFACTS} artifacts (jar + pom + checksums + metadata) by ${CLIENTS} concurrent clients, ${RUNS} runs`);
 const { dir, clean } = tempDir('maven-deploy');
