@@ -1,6 +1,7 @@
 import { get } from '../../api/client';
 import type { Repo } from '../../api/types';
 import { Empty, ErrorMessage, Loading } from '../../components/states';
+import { Table } from '../../components/table';
 import { link, navigate } from '../../router';
 import { useLoad } from '../../use-load';
 import { RepoForm } from './repo-form';
@@ -29,41 +30,26 @@ export function AdminReposPage({ creating }: { creating: boolean }) {
         (repos.data.length === 0 ? (
           !creating && <Empty>No repositories yet.</Empty>
         ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Format</th>
-                  <th scope="col">Anonymous read</th>
-                  <th scope="col">Overwrite</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {repos.data.map((r) => (
-                  <tr key={r.name}>
-                    <td>
-                      <a href={link('repos', r.name)}>
-                        <strong>{r.name}</strong>
-                      </a>
-                      {r.locked_by && <span className="badge warn">mirrored by {r.locked_by}</span>}
-                    </td>
-                    <td>{r.format}</td>
-                    <td>{r.anonymous_read ? 'yes' : 'no'}</td>
-                    <td>{r.format === 'raw' ? r.overwrite : '—'}</td>
-                    <td className="end">
-                      <a className="button" href={link('admin', 'repos', r.name)} aria-label={`Edit ${r.name}`}>
-                        Edit
-                      </a>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Name', 'Format', 'Anonymous read', 'Overwrite']} actions>
+            {repos.data.map((r) => (
+              <tr key={r.name}>
+                <td>
+                  <a href={link('repos', r.name)}>
+                    <strong>{r.name}</strong>
+                  </a>
+                  {r.locked_by && <span className="badge warn">mirrored by {r.locked_by}</span>}
+                </td>
+                <td>{r.format}</td>
+                <td>{r.anonymous_read ? 'yes' : 'no'}</td>
+                <td>{r.format === 'raw' ? r.overwrite : '—'}</td>
+                <td className="end">
+                  <a className="button" href={link('admin', 'repos', r.name)} aria-label={`Edit ${r.name}`}>
+                    Edit
+                  </a>
+                </td>
+              </tr>
+            ))}
+          </Table>
         ))}
     </section>
   );

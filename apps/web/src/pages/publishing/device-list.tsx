@@ -5,6 +5,7 @@ import { ConfirmButton } from '../../components/confirm-button';
 import { Time } from '../../components/format';
 import { PagedList } from '../../components/paged-list';
 import { ErrorMessage } from '../../components/states';
+import { Table } from '../../components/table';
 import { useMe } from '../../session';
 import { usePaged } from '../../use-paged';
 
@@ -19,56 +20,40 @@ export function DeviceList() {
       <ErrorMessage error={error} />
       <PagedList list={list} what="devices" empty="No enrolled devices. The Trove Gradle and Maven plugins enroll on first publish and send you here to approve.">
         {(items) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Device</th>
-                  {others && <th scope="col">User</th>}
-                  <th scope="col">Enrolled</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Key expires</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((d) => (
-                  <tr key={d.id}>
-                    <td>
-                      <strong>{d.name}</strong> <span className="badge">{d.kind}</span>
-                    </td>
-                    {others && <td>{d.user}</td>}
-                    <td>
-                      <Time iso={d.created_at} />
-                    </td>
-                    <td>
-                      <Time iso={d.last_used_at} />
-                    </td>
-                    <td>
-                      <Time iso={d.expires_at} />
-                    </td>
-                    <td className="end">
-                      <ConfirmButton
-                        label="Revoke"
-                        confirm={`Revoke ${d.name}`}
-                        onConfirm={async () => {
-                          setError('');
-                          try {
-                            await del(`/api/devices/${enc(d.id)}`);
-                            list.reload();
-                          } catch (e) {
-                            setError((e as Error).message);
-                          }
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Device', others && 'User', 'Enrolled', 'Last used', 'Key expires']} actions>
+            {items.map((d) => (
+              <tr key={d.id}>
+                <td>
+                  <strong>{d.name}</strong> <span className="badge">{d.kind}</span>
+                </td>
+                {others && <td>{d.user}</td>}
+                <td>
+                  <Time iso={d.created_at} />
+                </td>
+                <td>
+                  <Time iso={d.last_used_at} />
+                </td>
+                <td>
+                  <Time iso={d.expires_at} />
+                </td>
+                <td className="end">
+                  <ConfirmButton
+                    label="Revoke"
+                    confirm={`Revoke ${d.name}`}
+                    onConfirm={async () => {
+                      setError('');
+                      try {
+                        await del(`/api/devices/${enc(d.id)}`);
+                        list.reload();
+                      } catch (e) {
+                        setError((e as Error).message);
+                      }
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </PagedList>
     </section>

@@ -1,6 +1,7 @@
 import type { PublishSession } from '../../api/types';
 import { Time } from '../../components/format';
 import { PagedList } from '../../components/paged-list';
+import { Table } from '../../components/table';
 import { usePaged } from '../../use-paged';
 import { PROOF } from './session-list';
 
@@ -15,41 +16,28 @@ export function PublishLog() {
       <p className="muted">Every publish session, kept 30 days after it expires.</p>
       <PagedList list={list} what="log entries" empty="Nobody has published yet.">
         {(items) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Repository</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Proof</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Started</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((s) => (
-                  <tr key={s.id}>
-                    <td>
-                      <a href={`#/repos/${encodeURIComponent(s.repo)}`}>{s.repo}</a>
-                    </td>
-                    <td>{s.user ?? s.actor}</td>
-                    <td>
-                      {PROOF[s.proof] ?? s.proof}
-                      {s.device?.name && <span className="muted"> ({s.device.name})</span>}
-                      {s.trust?.name && <span className="muted"> ({s.trust.name})</span>}
-                    </td>
-                    <td>
-                      <span className={`state ${s.state}`}>{s.state}</span>
-                      {s.closed_reason && <span className="muted"> · {s.closed_reason}</span>}
-                    </td>
-                    <td>
-                      <Time iso={s.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Repository', 'Who', 'Proof', 'State', 'Started']}>
+            {items.map((s) => (
+              <tr key={s.id}>
+                <td>
+                  <a href={`#/repos/${encodeURIComponent(s.repo)}`}>{s.repo}</a>
+                </td>
+                <td>{s.user ?? s.actor}</td>
+                <td>
+                  {PROOF[s.proof] ?? s.proof}
+                  {s.device?.name && <span className="muted"> ({s.device.name})</span>}
+                  {s.trust?.name && <span className="muted"> ({s.trust.name})</span>}
+                </td>
+                <td>
+                  <span className={`state ${s.state}`}>{s.state}</span>
+                  {s.closed_reason && <span className="muted"> · {s.closed_reason}</span>}
+                </td>
+                <td>
+                  <Time iso={s.created_at} />
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </PagedList>
     </section>

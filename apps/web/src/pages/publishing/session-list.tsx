@@ -1,6 +1,7 @@
 import type { PublishSession } from '../../api/types';
 import { Time } from '../../components/format';
 import { PagedList } from '../../components/paged-list';
+import { Table } from '../../components/table';
 import { usePaged } from '../../use-paged';
 
 export const PROOF: Record<string, string> = { device: 'device key', manual: 'by hand', oidc: 'CI' };
@@ -13,42 +14,29 @@ export function SessionList() {
       <p className="muted">A session ends by itself when it expires; revoking its device ends it too.</p>
       <PagedList list={list} what="sessions" empty="No publish sessions yet.">
         {(items) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Repository</th>
-                  <th scope="col">Proof</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Expires</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((s) => (
-                  <tr key={s.id}>
-                    <td>
-                      <a href={`#/repos/${encodeURIComponent(s.repo)}`}>{s.repo}</a>
-                    </td>
-                    <td>
-                      {PROOF[s.proof] ?? s.proof}
-                      {s.device?.name && <span className="muted"> ({s.device.name})</span>}
-                    </td>
-                    <td>
-                      <span className={`state ${s.state}`}>{s.state}</span>
-                      {s.closed_reason && <span className="muted"> · {s.closed_reason}</span>}
-                    </td>
-                    <td>
-                      <Time iso={s.created_at} />
-                    </td>
-                    <td>
-                      <Time iso={s.expires_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Repository', 'Proof', 'State', 'Started', 'Expires']}>
+            {items.map((s) => (
+              <tr key={s.id}>
+                <td>
+                  <a href={`#/repos/${encodeURIComponent(s.repo)}`}>{s.repo}</a>
+                </td>
+                <td>
+                  {PROOF[s.proof] ?? s.proof}
+                  {s.device?.name && <span className="muted"> ({s.device.name})</span>}
+                </td>
+                <td>
+                  <span className={`state ${s.state}`}>{s.state}</span>
+                  {s.closed_reason && <span className="muted"> · {s.closed_reason}</span>}
+                </td>
+                <td>
+                  <Time iso={s.created_at} />
+                </td>
+                <td>
+                  <Time iso={s.expires_at} />
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </PagedList>
     </section>

@@ -7,6 +7,7 @@ import { Time } from '../../components/format';
 import { PagedList } from '../../components/paged-list';
 import { ErrorMessage } from '../../components/states';
 import { SecretOnce } from '../../components/secret-once';
+import { Table } from '../../components/table';
 import { usePaged } from '../../use-paged';
 import { useMe } from '../../session';
 import { CreateToken } from './create-token';
@@ -39,52 +40,37 @@ export function TokensPage() {
       <ErrorMessage error={error} />
       <PagedList list={list} what="tokens" empty="No tokens yet. Create one above for each machine or build that downloads artifacts.">
         {(items) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((t) => (
-                  <tr key={t.id}>
-                    <td>
-                      <strong>{t.name}</strong>
-                    </td>
-                    <td>
-                      <Time iso={t.created_at} />
-                    </td>
-                    <td>
-                      <Time iso={t.last_used_at} />
-                    </td>
-                    <td>{t.expires_at ? <Time iso={t.expires_at} /> : <span className="muted">never</span>}</td>
-                    <td className="end">
-                      <ConfirmButton
-                        label="Delete"
-                        confirm={`Delete ${t.name}`}
-                        onConfirm={async () => {
-                          setError('');
-                          try {
-                            await del(`/api/tokens/${enc(t.id)}`);
-                            list.reload();
-                          } catch (e) {
-                            setError((e as Error).message);
-                          }
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Name', 'Created', 'Last used', 'Expires']} actions>
+            {items.map((t) => (
+              <tr key={t.id}>
+                <td>
+                  <strong>{t.name}</strong>
+                </td>
+                <td>
+                  <Time iso={t.created_at} />
+                </td>
+                <td>
+                  <Time iso={t.last_used_at} />
+                </td>
+                <td>{t.expires_at ? <Time iso={t.expires_at} /> : <span className="muted">never</span>}</td>
+                <td className="end">
+                  <ConfirmButton
+                    label="Delete"
+                    confirm={`Delete ${t.name}`}
+                    onConfirm={async () => {
+                      setError('');
+                      try {
+                        await del(`/api/tokens/${enc(t.id)}`);
+                        list.reload();
+                      } catch (e) {
+                        setError((e as Error).message);
+                      }
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </PagedList>
     </section>
