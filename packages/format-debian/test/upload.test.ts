@@ -114,6 +114,7 @@ describe('debian uploads', () => {
       ['xz bomb', debWith('control.tar.xz', xzOf(bombTar)), /larger than/],
       ['zstd bomb', debWith('control.tar.zst', zstdOf(bombTar)), /larger than/],
       ['zstd window of 1 GiB', debWith('control.tar.zst', zstdHugeWindow(tar)), /window/],
+      ['zstd window of 1 GiB in a second frame', debWith('control.tar.zst', Buffer.concat([zstdOf(Buffer.from('x')), zstdHugeWindow(tar)])), /window/],
       ['huge control file', debWith('control.tar.gz', gzipSync(await tarOf([['./control', hugeControl]]))), /control file is larger/],
       ['control tar without control', debWith('control.tar.gz', gzipSync(await tarOf([['./md5sums', Buffer.from('x')]]))), /no control file/],
       ['not a tar', debWith('control.tar.gz', gzipSync(Buffer.from('just text, not a tar archive at all'.repeat(20)))), /unreadable|control/],

@@ -22,18 +22,19 @@ export class ByteLimit extends Transform {
   }
 }
 
-/** zstd through fzstd, fed in small pieces so each push yields at most a block or two of output. */
+/**
+ * zstd through fzstd, fed in small pieces so each push yields at most a block or two of output.
+ * fzstd allocates every frame's declared window up front, so each frame header is checked
+ * (by ZstdFrames) before the bytes that hold it reach the decoder, not only the first one.
+ */
 class ZstdStream extends Transform {
   private readonly dec = new ZstdDecompress((data) => {
     this.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   });
-  private checkedHeader = false;
+  private readonly frames = new ZstdFrames();
   override _transform(chunk: Buffer, _e: BufferEncoding, cb: TransformCallback): void {
     try {
-      if (!this.checkedHeader) {
-        checkZstdWindow(chunk);
-        this.checkedHeader = true;
-      }
+      this.frames.feed(chunk);
       for (let i = 0; i < chunk.length; i += 16384) this.dec.push(chunk.subarray(i, Math.min(chunk.length, i + 16384)));
       cb();
     } catch (err) {
@@ -50,25 +51,79 @@ class ZstdStream extends Transform {
   }
 }
 
-/** Reads the first frame's window size (RFC 8878 3.1.1.1) before fzstd allocates it. */
-function checkZstdWindow(first: Buffer): void {
-  if (first.length < 6 || first.readUInt32LE(0) !== 0xfd2fb528) throw new ArchiveError('control member is not zstd data');
-  const fhd = first[4]!;
-  const singleSegment = (fhd >> 5) & 1;
-  let window: number;
-  if (!singleSegment) {
-    const wd = first[5]!;
-    const base = 2 ** (10 + (wd >> 3));
-    window = base + (base / 8) * (wd & 7);
-  } else {
-    const fcsFlag = fhd >> 6;
-    const dictBytes = [0, 1, 2, 4][fhd & 3]!;
-    const fcsBytes = [1, 2, 4, 8][fcsFlag]!;
-    const at = 5 + dictBytes;
-    if (first.length < at + fcsBytes) throw new ArchiveError('truncated zstd frame header');
-    window = fcsBytes === 8 ? Number(first.readBigUInt64LE(at)) : first.readUIntLE(at, fcsBytes) + (fcsBytes === 2 ? 256 : 0);
+/**
+ * Walks the frame layout of a zstd stream (RFC 8878 3.1) as bytes arrive: frame headers,
+ * block headers (to find where the next frame starts), skippable frames. Each frame's
+ * window size (3.1.1.1) is checked against MAX_ZSTD_WINDOW.
+ */
+class ZstdFrames {
+  private pending = Buffer.alloc(0);
+  private skip = 0;
+  private inFrame = false;
+  private checksum = false;
+  private first = true;
+
+  feed(chunk: Buffer): void {
+    let data = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    for (;;) {
+      const n = Math.min(this.skip, data.length);
+      data = data.subarray(n);
+      this.skip -= n;
+      if (this.skip) break;
+      const used = this.inFrame ? this.block(data) : this.frameHeader(data);
+      if (!used) break;
+      data = data.subarray(used);
+    }
+    this.pending = Buffer.from(data);
   }
-  if (window > MAX_ZSTD_WINDOW) throw new ArchiveError('zstd window of the control member is too large');
+
+  /** Bytes of the frame header at the start of `d`, 0 when more are needed. */
+  private frameHeader(d: Buffer): number {
+    if (d.length < 4) return 0;
+    const magic = d.readUInt32LE(0);
+    if ((magic & 0xfffffff0) === 0x184d2a50) {
+      if (d.length < 8) return 0;
+      this.skip = d.readUInt32LE(4);
+      return 8;
+    }
+    if (magic !== 0xfd2fb528) throw new ArchiveError(this.first ? 'control member is not zstd data' : 'invalid zstd data: bad frame magic');
+    if (d.length < 5) return 0;
+    const fhd = d[4]!;
+    const singleSegment = (fhd >> 5) & 1;
+    const dictBytes = [0, 1, 2, 4][fhd & 3]!;
+    const fcsFlag = fhd >> 6;
+    const fcsBytes = fcsFlag ? 1 << fcsFlag : singleSegment;
+    const size = 5 + (singleSegment ? 0 : 1) + dictBytes + fcsBytes;
+    if (d.length < size) return 0;
+    let window: number;
+    if (!singleSegment) {
+      const wd = d[5]!;
+      const base = 2 ** (10 + (wd >> 3));
+      window = base + (base / 8) * (wd & 7);
+    } else {
+      const at = 5 + dictBytes;
+      window = fcsBytes === 8 ? Number(d.readBigUInt64LE(at)) : d.readUIntLE(at, fcsBytes) + (fcsBytes === 2 ? 256 : 0);
+    }
+    if (window > MAX_ZSTD_WINDOW) throw new ArchiveError('zstd window of the control member is too large');
+    this.first = false;
+    this.inFrame = true;
+    this.checksum = ((fhd >> 2) & 1) === 1;
+    return size;
+  }
+
+  /** Bytes of the block header at the start of `d` (its content is skipped), 0 when more are needed. */
+  private block(d: Buffer): number {
+    if (d.length < 3) return 0;
+    const h = d.readUIntLE(0, 3);
+    const type = (h >> 1) & 3;
+    if (type === 3) throw new ArchiveError('invalid zstd data: reserved block type');
+    this.skip = type === 1 ? 1 : h >> 3; // an RLE block holds one byte
+    if (h & 1) {
+      this.inFrame = false;
+      if (this.checksum) this.skip += 4;
+    }
+    return 3;
+  }
 }
 
 type Stage = Transform | ((source: AsyncIterable<Buffer>) => AsyncIterable<Uint8Array>);
