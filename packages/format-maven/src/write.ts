@@ -136,10 +136,11 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
   }
 
   async function putMetadata(c: Context<TroveEnv>, repo: RepoRow, p: MetadataFile, uploader: string) {
-    const file = await receiveUpload(c, ctx.spool, { maxBytes: ctx.settings.int('max_upload_bytes'), algorithms: ['sha1', 'md5', 'sha512'] });
+    // Bounded while receiving: an oversized document ends with 413 at its limit, not after spooling up to max_upload_bytes.
+    const maxBytes = Math.min(ctx.settings.int('max_upload_bytes'), MAX_METADATA_BYTES);
+    const file = await receiveUpload(c, ctx.spool, { maxBytes, algorithms: ['sha1', 'md5', 'sha512'] });
     let doc: MetadataDoc;
     try {
-      if (file.size > MAX_METADATA_BYTES) throw badRequest(`maven-metadata.xml over ${MAX_METADATA_BYTES} bytes is not accepted`);
       doc = parseMetadata(await readFile(file.path, 'utf8'));
       checkMetadataMatchesPath(doc, p.dir);
     } catch (err) {

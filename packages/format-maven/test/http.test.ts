@@ -133,6 +133,15 @@ describe('maven format: uploads', () => {
     expect((await get(`releases/${A}/1.0/widget-1.0.jar`)).status).toBe(404);
     expect(readdirSync(join(s.dataDir, 'spool'))).toEqual([]);
   });
+
+  it('answers 413 for a maven-metadata.xml larger than any real one and keeps the stored document', async () => {
+    const { put, get } = await setup();
+    expect((await put(`releases/${A}/maven-metadata.xml`, artifactMetadata(['1.0']))).status).toBe(201);
+    const r = await put(`releases/${A}/maven-metadata.xml`, Buffer.alloc(16 * 1024 * 1024 + 1, ' '));
+    expect(r.status).toBe(413);
+    expect(parseMetadata(await (await get(`releases/${A}/maven-metadata.xml`)).text()).versioning!.versions!.version).toEqual(['1.0']);
+    expect(readdirSync(join(s.dataDir, 'spool'))).toEqual([]);
+  });
 });
 
 describe('maven format: checksums', () => {
