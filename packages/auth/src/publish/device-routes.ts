@@ -5,7 +5,8 @@ import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { DeviceStore, ENROLL_TTL_S, parseEnrollment, POLL_INTERVAL_S } from './devices.js';
 import { body, freshProof, ipKey, ipOf, reqString, requirePublisher, requireSessionUser } from './http.js';
 import type { DeviceRow } from './schema.js';
-import { isCursor, type SessionStore } from './sessions.js';
+import { isCursor } from '../paging.js';
+import type { SessionStore } from './sessions.js';
 
 export interface DeviceRouteParts {
   ctx: CoreContext;

@@ -1,6 +1,7 @@
-import { and, desc, eq, isNull, lt, or, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, lt, type SQL } from 'drizzle-orm';
 import { badRequest, conflict, notFound, TroveError, type CoreContext, type UserRow } from '@trove/core';
 import { Point } from '@noble/ed25519';
+import { newestFirstPage, type Cursor } from '../paging.js';
 import { fromBase64url, newId, newSecret, newUserCode, normalizeUserCode, sha256hex } from './crypto.js';
 import { devices, enrollments, type DeviceRow, type EnrollmentRow } from './schema.js';
 
@@ -159,24 +160,10 @@ export class DeviceStore {
   }
 
   /** Active (not revoked) devices, newest first; all users' when `userId` is undefined. */
-  page(opts: { userId?: string; after?: [number, string]; limit: number }): { items: DeviceRow[]; last: [number, string] | null } {
+  page(opts: { userId?: string; after?: Cursor; limit: number }): { items: DeviceRow[]; last: Cursor | null } {
     const conds: SQL[] = [isNull(devices.revokedAt)];
     if (opts.userId !== undefined) conds.push(eq(devices.userId, opts.userId));
-    if (opts.after) {
-      const [t, id] = opts.after;
-      conds.push(or(lt(devices.createdAt, new Date(t)), and(eq(devices.createdAt, new Date(t)), lt(devices.id, id)))!);
-    }
-    const rows = this.ctx.db
-      .select()
-      .from(devices)
-      .where(and(...conds))
-      .orderBy(desc(devices.createdAt), desc(devices.id))
-      .limit(opts.limit + 1)
-      .all();
-    const more = rows.length > opts.limit;
-    const items = more ? rows.slice(0, opts.limit) : rows;
-    const last = items[items.length - 1];
-    return { items, last: more && last ? [last.createdAt.getTime(), last.id] : null };
+    return newestFirstPage(this.ctx.db, devices, conds, opts);
   }
 
   /** Enrollments are short-lived: drop them a day after expiry (expired_token is answered until then). */

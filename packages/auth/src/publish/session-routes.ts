@@ -19,7 +19,8 @@ import type { DeviceStore } from './devices.js';
 import { body, freshProof, ipKey, ipOf, reqString, requirePublisher, requireSessionUser } from './http.js';
 import type { NonceStore } from './nonces.js';
 import { matchCiToken } from './oidc.js';
-import { isCursor, logJson, sessionJson, type SessionStore } from './sessions.js';
+import { isCursor } from '../paging.js';
+import { logJson, sessionJson, type SessionStore } from './sessions.js';
 import type { TrustStore } from './trusts.js';
 
 export interface SessionRouteParts {

@@ -1,5 +1,6 @@
-import { and, desc, eq, isNull, lt, or, gt, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, lt, gt, type SQL } from 'drizzle-orm';
 import type { CoreContext, PublishGrant, UserRow } from '@trove/core';
+import { newestFirstPage, type Cursor } from '../paging.js';
 import { newSessionToken, parseSessionToken, sameHash, sha256hex } from './crypto.js';
 import { sessions, type SessionRow } from './schema.js';
 
@@ -27,9 +28,6 @@ export interface CreatedSession {
   repo: string;
   expires_at: string;
 }
-
-type Cursor = [number, string];
-export const isCursor = (v: unknown): v is Cursor => Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'string';
 
 /**
  * Publish sessions and the publish log (the same rows). Every state change is one SQL
@@ -115,23 +113,7 @@ export class SessionStore {
 
   /** Newest first, keyset-paged on (created_at, id). `userId` limits to one user's sessions. */
   page(opts: { userId?: string; after?: Cursor; limit: number }): { items: SessionRow[]; last: Cursor | null } {
-    const conds: SQL[] = [];
-    if (opts.userId !== undefined) conds.push(eq(sessions.userId, opts.userId));
-    if (opts.after) {
-      const [t, id] = opts.after;
-      conds.push(or(lt(sessions.createdAt, new Date(t)), and(eq(sessions.createdAt, new Date(t)), lt(sessions.id, id)))!);
-    }
-    const rows = this.ctx.db
-      .select()
-      .from(sessions)
-      .where(conds.length ? and(...conds) : undefined)
-      .orderBy(desc(sessions.createdAt), desc(sessions.id))
-      .limit(opts.limit + 1)
-      .all();
-    const more = rows.length > opts.limit;
-    const items = more ? rows.slice(0, opts.limit) : rows;
-    const last = items[items.length - 1];
-    return { items, last: more && last ? [last.createdAt.getTime(), last.id] : null };
+    return newestFirstPage(this.ctx.db, sessions, opts.userId !== undefined ? [eq(sessions.userId, opts.userId)] : [], opts);
   }
 
   /** Deletes sessions that expired more than 30 days ago (closed ones expire too: expires_at is always set). */

@@ -1,7 +1,8 @@
-import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { badRequest, conflict, type CoreContext, type UserRow } from '@trove/core';
 import { newId, newSecret, sameHash, sha256hex } from '../publish/crypto.js';
 import { readTokens, type ReadTokenRow } from '../accounts/schema.js';
+import { newestFirstPage, type Cursor } from '../paging.js';
 
 /** SPEC "Last-used update": at most once per minute per token. */
 const LAST_USED_EVERY_MS = 60_000;
@@ -19,9 +20,6 @@ export const readTokenJson = (t: ReadTokenRow) => ({
   expires_at: t.expiresAt?.toISOString() ?? null,
   last_used_at: t.lastUsedAt?.toISOString() ?? null,
 });
-
-type Cursor = [number, string];
-export const isTokenCursor = (v: unknown): v is Cursor => Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'string';
 
 /**
  * Read tokens `trp_<id>_<secret>`. The id finds the row by primary key; SHA-256 of the
@@ -76,22 +74,7 @@ export class ReadTokenStore {
 
   /** Newest first, keyset-paged on (created_at, id). */
   page(userId: string, opts: { after?: Cursor; limit: number }): { items: ReadTokenRow[]; last: Cursor | null } {
-    const conds = [eq(readTokens.userId, userId)];
-    if (opts.after) {
-      const [t, id] = opts.after;
-      conds.push(or(lt(readTokens.createdAt, new Date(t)), and(eq(readTokens.createdAt, new Date(t)), lt(readTokens.id, id)))!);
-    }
-    const rows = this.ctx.db
-      .select()
-      .from(readTokens)
-      .where(and(...conds))
-      .orderBy(desc(readTokens.createdAt), desc(readTokens.id))
-      .limit(opts.limit + 1)
-      .all();
-    const more = rows.length > opts.limit;
-    const items = more ? rows.slice(0, opts.limit) : rows;
-    const last = items[items.length - 1];
-    return { items, last: more && last ? [last.createdAt.getTime(), last.id] : null };
+    return newestFirstPage(this.ctx.db, readTokens, [eq(readTokens.userId, userId)], opts);
   }
 
   remove(userId: string, id: string): boolean {

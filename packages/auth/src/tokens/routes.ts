@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { decodeCursor, forbidden, notFound, page, pageLimit, readJsonObject, requireUser, type CoreContext, type TroveEnv } from '@trove/core';
-import { isTokenCursor, readTokenJson, type ReadTokenStore } from './read-tokens.js';
+import { isCursor } from '../paging.js';
+import { readTokenJson, type ReadTokenStore } from './read-tokens.js';
 
 /** `GET/POST /api/tokens`, `DELETE /api/tokens/{id}`: the caller's own read tokens. */
 export function tokenRoutes(ctx: CoreContext, tokens: ReadTokenStore): Hono<TroveEnv> {
@@ -8,7 +9,7 @@ export function tokenRoutes(ctx: CoreContext, tokens: ReadTokenStore): Hono<Trov
 
   app.get('/tokens', (c) => {
     const { user } = requireUser(c);
-    const r = tokens.page(user.id, { after: decodeCursor(c.req.query('after'), isTokenCursor), limit: pageLimit(c.req.query('limit')) });
+    const r = tokens.page(user.id, { after: decodeCursor(c.req.query('after'), isCursor), limit: pageLimit(c.req.query('limit')) });
     return c.json(page(r.items.map(readTokenJson), r.last));
   });
 
