@@ -54,6 +54,7 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
 
   function index(c: Context<TroveEnv>, repo: RepoRow, dir: string) {
     const { children, truncated } = listChildren(ctx.assets, repo, dir);
+    if (dir && !children.length) throw notFound(`${dir}/ not found`);
     const listed = withChecksums(children, (n) => checksumSuffix(n) !== null);
     return c.html(renderIndex(repo.name, dir, listed, truncated), 200, { 'Cache-Control': 'no-cache' });
   }
@@ -66,10 +67,7 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
       return index(c, repo, '');
     }
     checkSegments(path);
-    if (trailingSlash) {
-      if (isDirectory(ctx.assets, repo, path)) return index(c, repo, path);
-      throw notFound(`${path}/ not found`);
-    }
+    if (trailingSlash) return index(c, repo, path);
 
     const algorithm = checksumSuffix(path.slice(path.lastIndexOf('/') + 1));
     const answer = (asset: AssetRow) => (algorithm ? checksum(c, asset, algorithm) : serve(c, asset));
