@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { notFound, unavailable, parseRange, parseRepoPath, receiveUpload, serveAsset, TroveError, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
+import { notFound, notModified, unavailable, parseRange, parseRepoPath, receiveUpload, serveAsset, TroveError, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
 import { ingestDeb } from './ingest.js';
 import { checkComponent, checkDist } from './names.js';
 import { debianState } from './state.js';
@@ -10,15 +10,6 @@ const INDEX_TYPES: [RegExp, string][] = [
   [/Release\.gpg$/, 'application/pgp-signature'],
   [/./, 'text/plain; charset=utf-8'],
 ];
-
-function notModified(c: Context<TroveEnv>, etag: string, lastModified: Date): boolean {
-  const inm = c.req.header('if-none-match');
-  if (inm !== undefined) return inm.split(',').some((t) => t.trim() === etag || t.trim() === '*' || t.trim() === `W/${etag}`);
-  const ims = c.req.header('if-modified-since');
-  if (!ims) return false;
-  const t = Date.parse(ims);
-  return !Number.isNaN(t) && Math.floor(lastModified.getTime() / 1000) <= Math.floor(t / 1000);
-}
 
 export function debianRoutes(ctx: FormatContext) {
   const app = new Hono<TroveEnv>();

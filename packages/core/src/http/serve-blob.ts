@@ -38,7 +38,8 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return { start, end };
 }
 
-function notModified(c: Context<TroveEnv>, etag: string, lastModified: Date): boolean {
+/** Conditional GET (If-None-Match, else If-Modified-Since) against a validator the caller computed. */
+export function notModified(c: Context<TroveEnv>, etag: string, lastModified: Date): boolean {
   const inm = c.req.header('if-none-match');
   if (inm !== undefined) return inm.split(',').some((t) => t.trim() === etag || t.trim() === '*' || t.trim() === `W/${etag}`);
   const ims = c.req.header('if-modified-since');
