@@ -4,7 +4,9 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { authenticator } from 'otplib';
 import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startProcess, type Running } from '../process.js';
+import { launchBrowser, type Browser } from './browser.js';
 
 export const ADMIN = { username: 'root', password: 'correct horse battery' };
 const SHOTS = fileURLToPath(new URL('../../../../docs/screenshots/', import.meta.url));
@@ -27,7 +29,7 @@ function freePort(): Promise<number> {
 }
 
 /** The built server as a process, with `base_url` on localhost (the passkey relying party) and cookies allowed over HTTP. */
-export async function startUiServer(env: Record<string, string> = {}): Promise<UiServer> {
+async function startUiServer(env: Record<string, string> = {}): Promise<UiServer> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
   const srv = await startProcess({
@@ -42,10 +44,40 @@ export async function startUiServer(env: Record<string, string> = {}): Promise<U
 }
 
 /** Stops the server and removes its data directory. */
-export async function stopUiServer(server: UiServer | undefined): Promise<void> {
+async function stopUiServer(server: UiServer | undefined): Promise<void> {
   if (!server) return;
   await server.srv.stop();
   rmSync(server.srv.dataDir, { recursive: true, force: true });
+}
+
+/**
+ * Registers the hooks of one test file: its server, started before the file's tests and
+ * removed after them, and the browsers each test launches, closed after that test.
+ * `ui.base` is the server's address once the tests run.
+ */
+export function uiSuite(env: Record<string, string> = {}) {
+  let server: UiServer | undefined;
+  const browsers: Browser[] = [];
+  beforeAll(async () => {
+    server = await startUiServer(env);
+  });
+  afterAll(async () => {
+    await stopUiServer(server);
+  });
+  afterEach(async () => {
+    await Promise.all(browsers.splice(0).map((b) => b.close()));
+  });
+  return {
+    get base(): string {
+      if (!server) throw new Error('the UI server is not started yet');
+      return server.base;
+    },
+    async browser(viewport?: { width: number; height: number }): Promise<Browser> {
+      const b = await launchBrowser(viewport);
+      browsers.push(b);
+      return b;
+    },
+  };
 }
 
 export const basicAuth = (user: string, password: string) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');

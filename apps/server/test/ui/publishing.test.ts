@@ -1,20 +1,11 @@
 import { sign } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addVirtualAuthenticator, launchBrowser, type Browser } from './browser.js';
-import { ADMIN, api, basicAuth, createRepo, createUser, deviceKey, grant, screenshot, signInWithTotp, startUiServer, stopUiServer, totpCode, useSession, type UiServer } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addVirtualAuthenticator } from './browser.js';
+import { ADMIN, api, basicAuth, createRepo, createUser, deviceKey, grant, screenshot, signInWithTotp, totpCode, uiSuite, useSession } from './harness.js';
 
-let server: UiServer;
-let browser: Browser | undefined;
+const server = uiSuite();
 beforeAll(async () => {
-  server = await startUiServer();
   await createRepo(server.base, 'apps', 'raw');
-});
-afterAll(async () => {
-  await stopUiServer(server);
-});
-afterEach(async () => {
-  await browser?.close();
-  browser = undefined;
 });
 
 /** A user with write on `apps`, TOTP set up, signed in in a fresh browser. */
@@ -22,7 +13,7 @@ async function publisher(name: string) {
   await createUser(server.base, name, `${name} long password`);
   await grant(server.base, 'apps', name, 'write');
   const session = await signInWithTotp(server.base, name, `${name} long password`);
-  browser = await launchBrowser();
+  const browser = await server.browser();
   await useSession(browser.context, server.base, session);
   return { session, page: await browser.context.newPage() };
 }
@@ -85,7 +76,7 @@ describe('publishing in the browser', () => {
 
   it('approves a device with a fresh passkey check, and revoking the device ends its enrollment', async () => {
     await createUser(server.base, 'paul', 'paul long password');
-    browser = await launchBrowser();
+    const browser = await server.browser();
     const page = await browser.context.newPage();
     await addVirtualAuthenticator(page);
     await page.goto(`${server.base}/#/login`);
@@ -115,7 +106,7 @@ describe('publishing in the browser', () => {
     await createUser(server.base, 'nina', 'nina long password');
     const key = deviceKey();
     const enroll = await api<{ user_code: string; verification_url: string }>(server.base, 'POST', '/api/devices/enroll', { name: 'nina-gradle', kind: 'gradle', public_key: key.publicKey }, {});
-    browser = await launchBrowser();
+    const browser = await server.browser();
     const page = await browser.context.newPage();
     await page.goto(enroll.verification_url);
     await page.getByLabel('User name').fill('nina');

@@ -4,24 +4,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type Browser } from './browser.js';
-import { ADMIN, api, basicAuth, createUser, screenshot, signInWithTotp, startUiServer, stopUiServer, totpCode, useSession, type SignedIn, type UiServer } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, api, basicAuth, createUser, screenshot, signInWithTotp, totpCode, uiSuite, useSession, type SignedIn } from './harness.js';
 
-let server: UiServer;
-let browser: Browser | undefined;
+// a slow index rebuild, so the page can be seen while it is pending
+const server = uiSuite({ TR_DEB_DEBOUNCE: '4s' });
 let admin: SignedIn;
 beforeAll(async () => {
-  // a slow index rebuild, so the page can be seen while it is pending
-  server = await startUiServer({ TR_DEB_DEBOUNCE: '4s' });
   admin = await signInWithTotp(server.base, ADMIN.username, ADMIN.password);
-});
-afterAll(async () => {
-  await stopUiServer(server);
-});
-afterEach(async () => {
-  await browser?.close();
-  browser = undefined;
 });
 
 const PATH = 'dist/app/1.0.0/app-1.0.0.tar.gz';
@@ -30,7 +20,7 @@ const BYTES = Buffer.from('release bytes of app 1.0.0\n'.repeat(100));
 
 describe('repositories in the browser', () => {
   it('lets an admin create a repository, then browse to an uploaded file and its checksums', async () => {
-    browser = await launchBrowser();
+    const browser = await server.browser();
     await useSession(browser.context, server.base, admin);
     const page = await browser.context.newPage();
     const elsewhere: string[] = [];
@@ -80,7 +70,7 @@ describe('repositories in the browser', () => {
   }, 60_000);
 
   it('shows the repository page on a 360 px phone', async () => {
-    browser = await launchBrowser({ width: 360, height: 780 });
+    const browser = await server.browser({ width: 360, height: 780 });
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/repos/releases`); // anonymous read: no sign-in needed
     await page.getByRole('heading', { name: 'Use this repository' }).waitFor();
@@ -103,7 +93,7 @@ describe('repositories in the browser', () => {
   it('edits permissions and users as an admin', async () => {
     await api(server.base, 'POST', '/api/users', { username: 'uma', password: 'uma long password' });
     await api(server.base, 'POST', '/api/repos', { name: 'internal-tools', format: 'raw' });
-    browser = await launchBrowser();
+    const browser = await server.browser();
     await useSession(browser.context, server.base, admin);
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/`);
@@ -141,7 +131,7 @@ describe('repositories in the browser', () => {
     const up = await fetch(`${server.base}/debian/apt/upload/stable/main`, { method: 'PUT', body: bytes, headers: { Authorization: basicAuth('ci', session.token) } });
     expect(up.status, await up.text()).toBe(201); // the message says why when the server refuses the package
 
-    browser = await launchBrowser();
+    const browser = await server.browser();
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/repos/apt`);
     await expect(page.getByTestId('index-status').textContent()).resolves.toMatch(/indexes rebuilding \(\d+ pending\)/);
@@ -159,7 +149,7 @@ describe('repositories in the browser', () => {
     const up = await fetch(`${server.base}/maven/libs/org/acme/widget/1.0.0/widget-1.0.0.jar`, { method: 'PUT', body: jar, headers: { Authorization: basicAuth('ci', session.token) } });
     expect(up.status).toBe(201);
 
-    browser = await launchBrowser();
+    const browser = await server.browser();
     await useSession(browser.context, server.base, mia);
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/repos/libs?file=org/acme/widget/1.0.0/widget-1.0.0.jar`);
@@ -170,7 +160,7 @@ describe('repositories in the browser', () => {
   }, 60_000);
 
   it('creates a Debian repository with its config filled in as a form', async () => {
-    browser = await launchBrowser();
+    const browser = await server.browser();
     await useSession(browser.context, server.base, admin);
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/admin/repos?new=1`);

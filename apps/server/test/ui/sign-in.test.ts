@@ -1,23 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addVirtualAuthenticator, launchBrowser, type Browser } from './browser.js';
-import { ADMIN, createUser, screenshot, startUiServer, stopUiServer, totpCode, type UiServer } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { addVirtualAuthenticator } from './browser.js';
+import { ADMIN, createUser, screenshot, totpCode, uiSuite } from './harness.js';
 
-let server: UiServer;
-let browser: Browser | undefined;
-beforeAll(async () => {
-  server = await startUiServer();
-});
-afterAll(async () => {
-  await stopUiServer(server);
-});
-afterEach(async () => {
-  await browser?.close();
-  browser = undefined;
-});
+const server = uiSuite();
 
 describe('sign-in in the browser', () => {
   it('takes the bootstrap admin from a first sign-in through TOTP setup, then signs in with a code', async () => {
-    browser = await launchBrowser();
+    const browser = await server.browser();
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/publishing`);
     // anonymous: sent to sign-in, and back to the page afterwards
@@ -56,7 +45,7 @@ describe('sign-in in the browser', () => {
 
   it('registers a passkey through a virtual authenticator, signs in with it, then once with a downloaded recovery code', async () => {
     await createUser(server.base, 'pia', 'pia passkey password');
-    browser = await launchBrowser();
+    const browser = await server.browser();
     const page = await browser.context.newPage();
     const authenticator = await addVirtualAuthenticator(page);
     await page.goto(`${server.base}/#/login`);
@@ -101,7 +90,7 @@ describe('sign-in in the browser', () => {
   }, 60_000);
 
   it('explains an SSO refusal from the login URL in words', async () => {
-    browser = await launchBrowser({ width: 360, height: 740 });
+    const browser = await server.browser({ width: 360, height: 740 });
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/login?error=not_authorized`);
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/not allowed here/);
@@ -110,7 +99,7 @@ describe('sign-in in the browser', () => {
 
   it('signs in with the keyboard alone and lands on the focused page heading', async () => {
     await createUser(server.base, 'kim', 'kim keyboard password');
-    browser = await launchBrowser();
+    const browser = await server.browser();
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/login`);
     await page.getByLabel('User name').waitFor();

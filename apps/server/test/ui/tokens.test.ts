@@ -1,25 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type Browser } from './browser.js';
-import { api, basicAuth, createUser, screenshot, signInWithTotp, startUiServer, stopUiServer, useSession, type UiServer } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { api, basicAuth, createUser, screenshot, signInWithTotp, uiSuite, useSession } from './harness.js';
 
-let server: UiServer;
-let browser: Browser | undefined;
-beforeAll(async () => {
-  server = await startUiServer();
-});
-afterAll(async () => {
-  await stopUiServer(server);
-});
-afterEach(async () => {
-  await browser?.close();
-  browser = undefined;
-});
+const server = uiSuite();
 
 describe('read tokens in the browser', () => {
   it('creates a token shown once that reads the API, lists it with its last use, and deletes it', async () => {
     await createUser(server.base, 'tess', 'tess long password');
     const session = await signInWithTotp(server.base, 'tess', 'tess long password');
-    browser = await launchBrowser();
+    const browser = await server.browser();
     await useSession(browser.context, server.base, session);
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/tokens`);
@@ -50,7 +38,7 @@ describe('read tokens in the browser', () => {
     await createUser(server.base, 'pat', 'pat long password');
     for (let i = 0; i < 55; i++) await api(server.base, 'POST', '/api/tokens', { name: `ci-${String(i).padStart(2, '0')}` }, { Authorization: basicAuth('pat', 'pat long password') });
     const session = await signInWithTotp(server.base, 'pat', 'pat long password');
-    browser = await launchBrowser();
+    const browser = await server.browser();
     await useSession(browser.context, server.base, session);
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/tokens`);
