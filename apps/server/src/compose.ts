@@ -60,7 +60,7 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
       auth.stop();
-      for (const f of ctx.formats.all()) await f.stop?.();
+      for (const f of ctx.formats.all()) await f.stop?.(ctx);
       await ctx.close();
     },
   };

@@ -40,7 +40,8 @@ export interface FormatDefinition<C extends Record<string, unknown> = Record<str
   apiRoutes?(ctx: FormatContext): Hono<TroveEnv>;
   /** Background work (index rebuilds). Called once after migrations and settings are loaded. */
   start?(ctx: FormatContext): void | Promise<void>;
-  stop?(): void | Promise<void>;
+  /** Ends what `start` began for this context (one process may hold several, e.g. tests). */
+  stop?(ctx: FormatContext): void | Promise<void>;
   /** `GET /api/repos/{name}/status`; `{}` when absent. */
   status?(repo: RepoRow, ctx: FormatContext): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Snippets for `GET /api/repos/{name}/usage`. Credentials come from the environment, never inline. */

@@ -5,16 +5,13 @@ import { debianConfigSchema, defaultDebianConfig, type DebianConfig } from './co
 import { debianRoutes } from './routes.js';
 import { debianSettings } from './settings.js';
 import { keyFromFiles, KeyFileError } from './signing.js';
-import { debianState, type DebianState } from './state.js';
+import { debianState } from './state.js';
 import { debianUsage } from './usage.js';
 
 export const debianMigrations: MigrationSet = {
   name: 'debian',
   folder: fileURLToPath(new URL('../drizzle', import.meta.url)),
 };
-
-/** States started in this process; `stop()` has no context argument, so it stops them all. */
-const started = new Set<DebianState>();
 
 async function start(ctx: CoreContext): Promise<void> {
   const state = debianState(ctx);
@@ -35,7 +32,6 @@ async function start(ctx: CoreContext): Promise<void> {
       throw err;
     }
   });
-  started.add(state);
   if (state.store.dirtyDists().length) state.rebuilder.notify();
 }
 
@@ -49,10 +45,8 @@ export const debianFormat = defineFormat<DebianConfig>({
   routes: debianRoutes,
   apiRoutes: debianApiRoutes,
   start,
-  async stop() {
-    const all = [...started];
-    started.clear();
-    await Promise.all(all.map((s) => s.rebuilder.stop()));
+  async stop(ctx) {
+    await debianState(ctx).rebuilder.stop();
   },
   status(repo, ctx) {
     return { pending: debianState(ctx).store.pending(repo.id) };

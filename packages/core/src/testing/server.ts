@@ -53,7 +53,7 @@ export async function startTestServer(
     app,
     dataDir,
     async close() {
-      for (const f of ctx.formats.all()) await f.stop?.();
+      for (const f of ctx.formats.all()) await f.stop?.(ctx);
       // Tests end abruptly: drop keep-alive sockets now instead of waiting for clients to let go.
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
