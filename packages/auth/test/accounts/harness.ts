@@ -3,16 +3,12 @@ import pino from 'pino';
 import { Writable } from 'node:stream';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { rawFormat } from '@trove/format-raw';
+import { jsonCall, type Answer } from '../json-call.js';
 import { authMigrations, authSettingsGroups, createAuth, type AuthModule } from '../../src/index.js';
 
 export const BASE_URL = 'https://trove.example.test';
 export const ROOT_PASSWORD = 'root-password-1';
-
-export interface Answer {
-  status: number;
-  body: any;
-  headers: Headers;
-}
+export type { Answer };
 
 /**
  * The real auth module on a real server (SQLite file, raw format) with everything the
@@ -121,23 +117,10 @@ export interface CallOptions {
 
 export const basic = (user: string, password: string) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
 
-export async function api(h: { url: string }, path: string, opts: CallOptions = {}): Promise<Answer> {
+export function api(h: { url: string }, path: string, opts: CallOptions = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.auth) headers.authorization = opts.auth;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(h.url + path, {
-    method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'),
-    headers,
-    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-  });
-  const text = await r.text();
-  let body: any = text;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    /* not JSON */
-  }
-  return { status: r.status, body, headers: r.headers };
+  return jsonCall(h.url + path, { ...opts, headers });
 }
 
 export async function startAccounts(opts: { env?: Record<string, string> } = {}): Promise<Accounts> {

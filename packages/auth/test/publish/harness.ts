@@ -2,6 +2,7 @@ import * as ed from '@noble/ed25519';
 import { unauthorized, type CoreContext, type Credential, type UserRow } from '@trove/core';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { rawFormat } from '@trove/format-raw';
+import { jsonCall, type Answer } from '../json-call.js';
 import type { FreshProofVerifier, PublishingModule } from '../../src/contracts.js';
 import { createPublishing, publishMigrations } from '../../src/publish/index.js';
 import { failedAttemptLimiter, type TokenBuckets } from '../../src/rate-limit/token-buckets.js';
@@ -116,23 +117,10 @@ export interface Call {
 }
 
 /** JSON API call; `auth` is a Basic password unless it already starts with a scheme. */
-export async function call(h: Harness, path: string, opts: Call = {}): Promise<{ status: number; body: any; headers: Headers }> {
+export function call(h: Harness, path: string, opts: Call = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.auth) headers.authorization = /^(Basic|Bearer) /.test(opts.auth) ? opts.auth : basicAuth(opts.auth);
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(h.s.url + path, {
-    method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'),
-    headers,
-    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-  });
-  const text = await r.text();
-  let body: any = text;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    /* not JSON */
-  }
-  return { status: r.status, body, headers: r.headers };
+  return jsonCall(h.s.url + path, { ...opts, headers });
 }
 
 /** A raw PUT with the session token as the Basic password, as curl -u "ci:$TOKEN" -T sends it. */
