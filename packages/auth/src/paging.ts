@@ -4,7 +4,8 @@ import type { CoreContext } from '@trove/core';
 
 /** Cursor of the newest-first lists: (created_at in ms, id) of the last row shown. */
 export type Cursor = [number, string];
-export const isCursor = (v: unknown): v is Cursor => Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'string';
+/** The time must be a whole number of milliseconds: Infinity or a fraction would become an invalid Date in the query. */
+export const isCursor = (v: unknown): v is Cursor => Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string';
 
 type Listed = SQLiteTable & { createdAt: SQLiteColumn; id: SQLiteColumn };
 
