@@ -3,7 +3,7 @@ import { Time } from '../../components/format';
 import { PagedList } from '../../components/paged-list';
 import { Table } from '../../components/table';
 import { usePaged } from '../../use-paged';
-import { PROOF } from './session-list';
+import { SessionCells } from './session-list';
 
 type LogEntry = PublishSession & { user: string | null; trust: { id: string | null; name: string | null } | null };
 
@@ -19,19 +19,7 @@ export function PublishLog() {
           <Table columns={['Repository', 'Who', 'Proof', 'State', 'Started']}>
             {items.map((s) => (
               <tr key={s.id}>
-                <td>
-                  <a href={`#/repos/${encodeURIComponent(s.repo)}`}>{s.repo}</a>
-                </td>
-                <td>{s.user ?? s.actor}</td>
-                <td>
-                  {PROOF[s.proof] ?? s.proof}
-                  {s.device?.name && <span className="muted"> ({s.device.name})</span>}
-                  {s.trust?.name && <span className="muted"> ({s.trust.name})</span>}
-                </td>
-                <td>
-                  <span className={`state ${s.state}`}>{s.state}</span>
-                  {s.closed_reason && <span className="muted"> · {s.closed_reason}</span>}
-                </td>
+                <SessionCells s={s} who={s.user ?? s.actor} />
                 <td>
                   <Time iso={s.created_at} />
                 </td>
