@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { notFound, notModified, unavailable, parseRange, parseRepoPath, receiveUpload, serveAsset, TroveError, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
+import { notFound, notModified, unavailable, parseRange, redirectOption, parseRepoPath, receiveUpload, serveAsset, TroveError, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
 import { ingestDeb } from './ingest.js';
 import { checkComponent, checkDist } from './names.js';
 import { debianState } from './state.js';
@@ -39,7 +39,7 @@ export function debianRoutes(ctx: FormatContext) {
       const asset = ctx.assets.get(repo, path);
       if (!asset) throw notFound(`${path} not found`);
       return serveAsset(c, ctx.blobs, asset, {
-        redirect: ctx.settings.bool('s3.redirect') ? { ttlSeconds: Math.round(ctx.settings.ms('presign_ttl') / 1000) } : false,
+        redirect: redirectOption(ctx.settings),
         filename: path.split('/').pop(),
         cacheControl: repo.anonymousRead ? 'public, max-age=86400' : 'private, max-age=86400',
       });

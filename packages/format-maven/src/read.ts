@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { notFound, parseRepoPath, serveAsset, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
+import { notFound, notModified, parseRepoPath, redirectOption, serveAsset, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
 import { readSmall } from './digests.js';
 import { checkSegments, checksumSuffix, METADATA, parseMavenPath, splitSuffix, type ArtifactFile, type ChecksumAlgorithm, type MavenPath } from './layout.js';
 import { isDirectory, listChildren, renderIndex, withChecksums } from './listing.js';
@@ -19,7 +19,7 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
 
   const serve = (c: Context<TroveEnv>, asset: AssetRow) =>
     serveAsset(c, ctx.blobs, asset, {
-      redirect: ctx.settings.bool('s3.redirect') ? { ttlSeconds: Math.round(ctx.settings.ms('presign_ttl') / 1000) } : false,
+      redirect: redirectOption(ctx.settings),
       filename: asset.path.slice(asset.path.lastIndexOf('/') + 1),
       ...(asset.path.includes(METADATA) ? { cacheControl: 'no-cache' } : {}),
     });
@@ -47,7 +47,7 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
       'Content-Type': 'text/plain; charset=utf-8',
       'X-Content-Type-Options': 'nosniff',
     };
-    if (c.req.header('if-none-match')?.split(',').some((t) => t.trim() === etag)) return new Response(null, { status: 304, headers });
+    if (notModified(c, etag, target.updatedAt)) return new Response(null, { status: 304, headers });
     const hex = await st.digests.of(target, algorithm);
     return new Response(c.req.method === 'HEAD' ? null : hex, { status: 200, headers: { ...headers, 'Content-Length': String(hex.length) } });
   }

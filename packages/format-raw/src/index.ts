@@ -7,6 +7,7 @@ import {
   notFound,
   parseRepoPath,
   receiveUpload,
+  redirectOption,
   serveAsset,
   type AssetRow,
   type FormatContext,
@@ -36,7 +37,7 @@ function routes(ctx: FormatContext) {
     const asset = ctx.assets.get(repo, path);
     if (!asset) throw notFound(`${path} not found`);
     return serveAsset(c, ctx.blobs, asset, {
-      redirect: ctx.settings.bool('s3.redirect') ? { ttlSeconds: Math.round(ctx.settings.ms('presign_ttl') / 1000) } : false,
+      redirect: redirectOption(ctx.settings),
       filename: path.split('/').pop(),
     });
   };

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AssetRow } from '../db/schema.js';
+import type { SettingsRegistry } from '../settings/registry.js';
 import { notFound, TroveError } from '../errors.js';
 import type { TroveEnv } from './env.js';
 
@@ -20,6 +21,14 @@ export interface ServeOptions {
   cacheControl?: string;
   /** Suggested file name for presigned downloads. */
   filename?: string;
+}
+
+/**
+ * The `redirect` option every format passes, read from the live settings (`s3.redirect`,
+ * `presign_ttl`); serveAsset ignores it on a store that cannot presign (fs).
+ */
+export function redirectOption(settings: Pick<SettingsRegistry, 'bool' | 'ms'>): ServeOptions['redirect'] {
+  return settings.bool('s3.redirect') ? { ttlSeconds: Math.round(settings.ms('presign_ttl') / 1000) } : false;
 }
 
 /** Parses a single `bytes=` range against `size`. null: serve whole; 'unsatisfiable': 416. */
