@@ -27,7 +27,7 @@ export { clientIp, proxyMatcher } from './http/client-ip.js';
 export { credentials } from './http/credentials.js';
 export { csrfGuard } from './http/csrf.js';
 export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules } from './http/guards.js';
-export { readJson, readJsonObject } from './http/json-body.js';
+export { readBody, readJson, readJsonObject } from './http/json-body.js';
 export { pageLimit, encodeCursor, decodeCursor, page, isString, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
 export { serveAsset, parseRange, notModified, redirectOption, type ServeOptions } from './http/serve-blob.js';
 export { receiveUpload } from './http/upload.js';

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'hono';
 import type { SpooledFile } from '@trove/blobstore';
-import { badRequest, conflict, parseRepoPath, receiveUpload, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
+import { badRequest, conflict, parseRepoPath, readBody, receiveUpload, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
 import { configOf } from './config.js';
 import { contentTypeOf } from './content-type.js';
 import { hashStream, readSmall } from './digests.js';
@@ -21,7 +21,6 @@ import {
 } from './layout.js';
 import { indexedVersions } from './listing.js';
 import { checkMetadataMatchesPath, isArtifactLevel, MAX_METADATA_BYTES, mergeMetadata, parseMetadata, serializeMetadata, type MetadataDoc } from './metadata.js';
-import { readSmallBody } from './small-body.js';
 import { pathKey, type MavenState } from './state.js';
 
 /** Larger than any checksum file in any format clients write. */
@@ -118,7 +117,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
    * yet is held (201) until the file does.
    */
   async function putChecksum(c: Context<TroveEnv>, repo: RepoRow, p: ChecksumFile, uploader: string) {
-    const body = await readSmallBody(c, Math.min(ctx.settings.int('max_upload_bytes'), MAX_CHECKSUM_BYTES));
+    const body = await readBody(c, Math.min(ctx.settings.int('max_upload_bytes'), MAX_CHECKSUM_BYTES));
     const hex = parseChecksumText(body.toString('utf8'), p.algorithm);
     return st.locks.run(pathKey(repo.id, p.target.path), async () => {
       const target = ctx.assets.get(repo, p.target.path);

@@ -3,14 +3,15 @@ import { badRequest, payloadTooLarge } from '../errors.js';
 import type { TroveEnv } from './env.js';
 
 /**
- * Reads a JSON body of at most `limit` bytes. The limit is enforced while reading,
- * so a chunked body without Content-Length cannot make the server buffer more.
+ * Reads a small body of at most `limit` bytes into memory (JSON, a checksum). The limit is
+ * enforced while reading, so a chunked body without Content-Length cannot make the server
+ * buffer more; over it answers 413.
  */
-export async function readJson(c: Context<TroveEnv>, limit: number): Promise<unknown> {
+export async function readBody(c: Context<TroveEnv>, limit: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (declared > limit) throw payloadTooLarge(limit);
   const body = c.req.raw.body;
-  if (!body) return undefined;
+  if (!body) return Buffer.alloc(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -24,10 +25,15 @@ export async function readJson(c: Context<TroveEnv>, limit: number): Promise<unk
     }
     chunks.push(value);
   }
-  if (size === 0) return undefined;
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** A JSON body of at most `limit` bytes; `undefined` when empty. */
+export async function readJson(c: Context<TroveEnv>, limit: number): Promise<unknown> {
+  const bytes = await readBody(c, limit);
+  if (bytes.length === 0) return undefined;
   try {
-    return JSON.parse(text);
+    return JSON.parse(bytes.toString('utf8'));
   } catch {
     throw badRequest('malformed JSON body');
   }
