@@ -1,4 +1,4 @@
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import type { CoreContext, UserRow } from '@trove/core';
 import { newId, sha256hex } from '../publish/crypto.js';
@@ -16,7 +16,12 @@ export interface ResolvedSession {
  * when its user is disabled or changes password (credentials version moves on).
  */
 export class UiSessionStore {
-  constructor(private readonly ctx: CoreContext) {}
+  /** Prepared once: `resolve` runs on every `/api/` request the web UI makes. */
+  private readonly byHashStmt;
+
+  constructor(private readonly ctx: CoreContext) {
+    this.byHashStmt = ctx.db.select().from(uiSessions).where(eq(uiSessions.tokenHash, sql.placeholder('hash'))).prepare();
+  }
 
   create(user: UserRow, setupOnly: boolean): { token: string; session: UiSessionRow } {
     const token = randomBytes(32).toString('base64url');
@@ -39,7 +44,7 @@ export class UiSessionStore {
 
   resolve(token: string): ResolvedSession | null {
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-    const session = this.ctx.db.select().from(uiSessions).where(eq(uiSessions.tokenHash, sha256hex(token))).get();
+    const session = this.byHashStmt.get({ hash: sha256hex(token) });
     if (!session || session.expiresAt.getTime() <= Date.now()) return null;
     const user = this.ctx.users.byId(session.userId);
     if (!user || user.disabled || user.credentialsVersion !== session.credentialsVersion) return null;
