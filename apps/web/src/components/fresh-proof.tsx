@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { get } from '../api/client';
 import type { FreshProof, SecurityState } from '../api/types';
 import { assertPasskey, passkeysSupported } from '../api/webauthn';
+import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { ErrorMessage, Loading, Notice } from './states';
 
@@ -13,21 +14,13 @@ export function FreshProofForm({ action, onProof, disabled }: { action: string; 
   const sec = useLoad('security', () => get<SecurityState>('/api/security'));
   const id = useId();
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const { busy, error, run: attempt } = useAction();
 
-  const run = async (make: () => Promise<FreshProof>) => {
-    setBusy(true);
-    setError('');
-    try {
+  const run = (make: () => Promise<FreshProof>) =>
+    attempt(async () => {
       await onProof(await make());
       setCode('');
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   if (sec.state === 'loading') return <Loading what="your second factors" />;
   if (sec.state === 'error') return <ErrorMessage error={sec.error} onRetry={sec.reload} />;

@@ -3,6 +3,7 @@ import { post } from '../../api/client';
 import type { User } from '../../api/types';
 import { Checkbox, Field } from '../../components/field';
 import { ErrorMessage } from '../../components/states';
+import { useAction } from '../../use-action';
 
 /** An admin creates a local user with an initial password; the user sets up a second factor at first sign-in. */
 export function CreateUser({ onCreated, onCancel }: { onCreated(u: User): void; onCancel(): void }) {
@@ -10,8 +11,7 @@ export function CreateUser({ onCreated, onCancel }: { onCreated(u: User): void; 
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [admin, setAdmin] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const { busy, error, run } = useAction();
   return (
     <section className="card" aria-labelledby="new-user-h">
       <h2 id="new-user-h">New user</h2>
@@ -19,14 +19,9 @@ export function CreateUser({ onCreated, onCancel }: { onCreated(u: User): void; 
         className="grid-form"
         onSubmit={async (e) => {
           e.preventDefault();
-          setBusy(true);
-          setError('');
-          try {
+          await run(async () => {
             onCreated(await post<User>('/api/users', { username: username.trim(), password, email: email.trim(), is_admin: admin }));
-          } catch (err) {
-            setError((err as Error).message);
-            setBusy(false);
-          }
+          });
         }}
       >
         <Field label="User name" required autoComplete="off" value={username} onChange={(e) => setUsername(e.target.value)} />

@@ -5,6 +5,7 @@ import { Checkbox, Field } from '../../components/field';
 import { ErrorMessage, Loading } from '../../components/states';
 import { useLoad } from '../../use-load';
 import { ConfigForm } from './config-form';
+import { useAction } from '../../use-action';
 
 /** Create (no `repo`) or edit a repository: format, config, anonymous read, overwrite. */
 export function RepoForm({ repo, onSaved, onCancel }: { repo?: Repo; onSaved(r: Repo): void; onCancel?(): void }) {
@@ -14,8 +15,7 @@ export function RepoForm({ repo, onSaved, onCancel }: { repo?: Repo; onSaved(r: 
   const [config, setConfig] = useState<Record<string, unknown>>(repo?.config ?? {});
   const [anonymous, setAnonymous] = useState(repo?.anonymous_read ?? false);
   const [overwrite, setOverwrite] = useState<'allow' | 'deny'>(repo?.overwrite ?? 'deny');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const { busy, error, run } = useAction();
 
   if (formats.state === 'loading') return <Loading what="formats" />;
   if (formats.state === 'error') return <ErrorMessage error={formats.error} onRetry={formats.reload} />;
@@ -27,17 +27,11 @@ export function RepoForm({ repo, onSaved, onCancel }: { repo?: Repo; onSaved(r: 
       className="stack-form"
       onSubmit={async (e) => {
         e.preventDefault();
-        setBusy(true);
-        setError('');
-        try {
+        await run(async () => {
           const body = { config, anonymous_read: anonymous, ...(chosen === 'raw' ? { overwrite } : {}) };
           const saved = repo ? await patch<Repo>(`/api/repos/${enc(repo.name)}`, body) : await post<Repo>('/api/repos', { name: name.trim(), format: chosen, ...body });
           onSaved(saved);
-        } catch (err) {
-          setError((err as Error).message);
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       {!repo && (

@@ -4,27 +4,21 @@ import type { Device, FreshProof, PendingEnrollment } from '../../api/types';
 import { Time } from '../../components/format';
 import { FreshProofForm } from '../../components/fresh-proof';
 import { ErrorMessage, Notice } from '../../components/states';
+import { useAction } from '../../use-action';
 
 /** RFC 8628 user side: look up the code the device shows, then approve it with a fresh second factor. */
 export function ApproveDevice({ initialCode, onApproved }: { initialCode: string; onApproved(): void }) {
   const [code, setCode] = useState(initialCode);
   const [pending, setPending] = useState<PendingEnrollment | null>(null);
   const [approved, setApproved] = useState<Device | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const { busy, error, run } = useAction();
 
   const lookup = async (c: string) => {
-    setBusy(true);
-    setError('');
     setPending(null);
     setApproved(null);
-    try {
+    await run(async () => {
       setPending(await get<PendingEnrollment>(url('/api/devices/enroll', { user_code: c.trim() })));
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   useEffect(() => {
     setCode(initialCode);

@@ -6,11 +6,11 @@ import { ConfirmButton } from '../../components/confirm-button';
 import { Field } from '../../components/field';
 import { Time } from '../../components/format';
 import { Empty, ErrorMessage, Notice } from '../../components/states';
+import { useAction } from '../../use-action';
 
 export function PasskeySection({ items, onChange }: { items: SecurityState['passkeys']; onChange(): void }) {
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const { busy, error, setError, run } = useAction();
   const [added, setAdded] = useState('');
   const supported = passkeysSupported();
   return (
@@ -55,20 +55,14 @@ export function PasskeySection({ items, onChange }: { items: SecurityState['pass
           className="inline-form"
           onSubmit={async (e) => {
             e.preventDefault();
-            setBusy(true);
-            setError('');
             setAdded('');
             const n = name.trim() || 'Passkey';
-            try {
+            await run(async () => {
               await registerPasskey(n);
               setAdded(n);
               setName('');
               onChange();
-            } catch (err) {
-              setError((err as Error).message);
-            } finally {
-              setBusy(false);
-            }
+            });
           }}
         >
           <Field label="Name for the new passkey" placeholder="e.g. Laptop" value={name} onChange={(e) => setName(e.target.value)} maxLength={64} />

@@ -2,13 +2,13 @@ import { useState } from 'react';
 import { enc, patch } from '../../api/client';
 import { Field } from '../../components/field';
 import { ErrorMessage, Notice } from '../../components/states';
+import { useAction } from '../../use-action';
 
 export function PasswordSection({ username }: { username: string }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [again, setAgain] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const { busy, error, setError, run } = useAction();
   const [done, setDone] = useState(false);
   return (
     <section className="card" aria-labelledby="password-h">
@@ -17,21 +17,15 @@ export function PasswordSection({ username }: { username: string }) {
         className="grid-form"
         onSubmit={async (e) => {
           e.preventDefault();
-          setError('');
           setDone(false);
           if (next !== again) return setError('The new passwords do not match.');
-          setBusy(true);
-          try {
+          await run(async () => {
             await patch(`/api/users/${enc(username)}`, { current_password: current, password: next });
             setDone(true);
             setCurrent('');
             setNext('');
             setAgain('');
-          } catch (err) {
-            setError((err as Error).message);
-          } finally {
-            setBusy(false);
-          }
+          });
         }}
       >
         <Field label="Current password" type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />

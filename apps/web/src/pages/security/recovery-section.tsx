@@ -2,25 +2,19 @@ import { useState } from 'react';
 import { post } from '../../api/client';
 import { CopyButton } from '../../components/copy-button';
 import { ErrorMessage } from '../../components/states';
+import { useAction } from '../../use-action';
 
 export function RecoverySection({ unused, onChange }: { unused: number; onChange(): void }) {
   const [codes, setCodes] = useState<string[] | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const { busy, error, run } = useAction();
   const [asking, setAsking] = useState(false);
   const generate = async () => {
-    setBusy(true);
-    setError('');
-    try {
+    await run(async () => {
       const r = await post<{ codes: string[] }>('/api/security/recovery-codes', {});
       setCodes(r.codes);
       setAsking(false);
       onChange();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const text = codes ? `Trove recovery codes (${location.host})\nEach code works once.\n\n${codes.join('\n')}\n` : '';
   const download = () => {

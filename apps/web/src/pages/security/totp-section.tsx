@@ -6,22 +6,16 @@ import { Field } from '../../components/field';
 import { Time } from '../../components/format';
 import { ErrorMessage, Empty } from '../../components/states';
 import { TotpSetupPanel } from './totp-setup';
+import { useAction } from '../../use-action';
 
 export function TotpSection({ items, onChange }: { items: SecurityState['totp']; onChange(): void }) {
   const [name, setName] = useState('Authenticator app');
   const [setup, setSetup] = useState<TotpSetup | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const { busy, error, setError, run } = useAction();
   const begin = async () => {
-    setBusy(true);
-    setError('');
-    try {
+    await run(async () => {
       setSetup(await post<TotpSetup>('/api/security/totp/begin', { name }));
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <section className="card" aria-labelledby="totp-h">

@@ -3,13 +3,13 @@ import { post } from '../../api/client';
 import type { TotpSetup } from '../../api/types';
 import { CopyButton } from '../../components/copy-button';
 import { ErrorMessage } from '../../components/states';
+import { useAction } from '../../use-action';
 
 /** Step two of TOTP setup: scan (QR code drawn locally) or type the secret, then confirm with a code. */
 export function TotpSetupPanel({ setup, onDone, onCancel }: { setup: TotpSetup; onDone(): void; onCancel(): void }) {
   const [qr, setQr] = useState('');
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const { busy, error, run } = useAction();
   useEffect(() => {
     let live = true;
     // Loaded on demand: only this panel needs the QR encoder.
@@ -45,15 +45,10 @@ export function TotpSetupPanel({ setup, onDone, onCancel }: { setup: TotpSetup; 
             className="inline-form"
             onSubmit={async (e) => {
               e.preventDefault();
-              setBusy(true);
-              setError('');
-              try {
+              await run(async () => {
                 await post('/api/security/totp/confirm', { setup_id: setup.setup_id, code: code.replace(/\s/g, '') });
                 onDone();
-              } catch (err) {
-                setError((err as Error).message);
-                setBusy(false);
-              }
+              });
             }}
           >
             <div className="field">

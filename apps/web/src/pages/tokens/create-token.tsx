@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { post } from '../../api/client';
 import { Field } from '../../components/field';
 import { ErrorMessage } from '../../components/states';
+import { useAction } from '../../use-action';
 
 const EXPIRY = [
   { label: '30 days', days: 30 },
@@ -14,25 +15,18 @@ const EXPIRY = [
 export function CreateToken({ onCreated }: { onCreated(t: { name: string; token: string }): void }) {
   const [name, setName] = useState('');
   const [days, setDays] = useState(90);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
+  const { busy, error, run } = useAction();
   return (
     <form
       className="card inline-form"
       aria-label="Create a read token"
       onSubmit={async (e) => {
         e.preventDefault();
-        setBusy(true);
-        setError('');
-        try {
+        await run(async () => {
           const r = await post<{ token: string; name?: string }>('/api/tokens', { name: name.trim(), ...(days ? { expires_in_days: days } : {}) });
           onCreated({ name: name.trim(), token: r.token });
           setName('');
-        } catch (err) {
-          setError((err as Error).message);
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       <Field label="Token name" placeholder="e.g. build server" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
