@@ -29,6 +29,8 @@ export async function startTestServer(
   opts: Partial<Omit<CreateCoreOptions, 'dataDir' | 'masterKey'>> & {
     formats: CreateCoreOptions['formats'];
     dataDir?: string;
+    /** Pass the same key with the same `dataDir` to restart a server with its stored secrets. */
+    masterKey?: Buffer;
     setup?: (ctx: CoreContext) => void | Promise<void | HttpAppParts>;
   },
 ): Promise<TestServer> {
@@ -39,7 +41,7 @@ export async function startTestServer(
     followLogLevel: !!process.env.TROVE_TEST_LOG,
     ...opts,
     dataDir,
-    masterKey: randomBytes(32),
+    masterKey: opts.masterKey ?? randomBytes(32),
   });
   const parts = (await opts.setup?.(ctx)) ?? {};
   for (const f of ctx.formats.all()) await f.start?.(ctx);
