@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { RepoRow } from '@trove/core';
-import { gzip, xz } from './compress.js';
 import { configOf } from './config.js';
+import { joinSegments, updateSegments, type SegmentKey } from './segments.js';
 import type { SigningKeys } from './signing.js';
-import type { DebianStore, IndexFile } from './store.js';
+import type { DebianStore, IndexFile, SegmentChange } from './store.js';
 
 type NewFile = IndexFile & { data?: Buffer };
 
@@ -21,27 +21,35 @@ function describe(path: string, data: Buffer): NewFile {
 /** RFC 2822 date as Debian's archive writes it (`Mon, 23 Nov 2026 12:00:00 UTC`). */
 const releaseDate = (d: Date) => d.toUTCString().replace(/GMT$/, 'UTC');
 
-const UNIT_FILES = ['Packages', 'Packages.gz', 'Packages.xz', 'Release'];
+const UNIT_FILES = ['Packages', 'Packages.gz', 'Packages.xz'];
+
+/** Which keys of a unit changed since its last build, or 'full' (new unit, or a mark without a package). */
+type UnitWork = SegmentKey[] | 'full';
 
 /**
- * One (component, architecture) unit: `Packages` from the stored control paragraphs
- * (never from the .deb files), its gzip and xz forms, and the per-unit `Release`.
+ * One (component, architecture) unit: its segments brought up to date from the stored control
+ * paragraphs (never from the .deb files), then Packages, Packages.gz and Packages.xz joined from them.
  */
-async function buildUnit(store: DebianStore, repo: RepoRow, dist: string, component: string, arch: string, origin: string, label: string): Promise<NewFile[]> {
-  const parts: string[] = [];
-  for (const p of store.unitPackages(repo.id, dist, component, arch)) {
-    parts.push(`${p.control}\nFilename: ${p.filename}\nSize: ${p.size}\nMD5sum: ${p.md5}\nSHA256: ${p.sha256}\n`);
-  }
-  const packages = Buffer.from(parts.join('\n'), 'utf8');
-  const [gz, x] = await Promise.all([gzip(packages), xz(packages)]);
+async function buildUnit(store: DebianStore, repoId: number, dist: string, component: string, arch: string, work: UnitWork) {
+  const current = work === 'full' ? [] : store.segments(repoId, dist, component, arch);
+  const update = await updateSegments(current, work, {
+    all: () => store.unitPackages(repoId, dist, component, arch),
+    range: (lo, hi) => store.unitRange(repoId, dist, component, arch, lo, hi),
+  });
+  const { packages, gz, xz } = joinSegments(update.segments);
   const dir = `${component}/binary-${arch}`;
-  const release = `Archive: ${dist}\nOrigin: ${origin}\nLabel: ${label}\nComponent: ${component}\nArchitecture: ${arch}\n`;
-  return [describe(`${dir}/Packages`, packages), describe(`${dir}/Packages.gz`, gz), describe(`${dir}/Packages.xz`, x), describe(`${dir}/Release`, Buffer.from(release))];
+  return {
+    files: [describe(`${dir}/Packages`, packages), describe(`${dir}/Packages.gz`, gz), describe(`${dir}/Packages.xz`, xz)],
+    change: { component, arch, removed: update.removed, added: update.added } satisfies SegmentChange,
+    stats: { segments: update.segments.length, rebuilt: update.added.length },
+  };
 }
 
 export interface BuildResult {
   generation: number;
   rebuiltUnits: string[];
+  /** Per rebuilt unit: how many segments it has and how many were compressed again. */
+  segments: Record<string, { segments: number; rebuilt: number }>;
 }
 
 /**
@@ -60,18 +68,41 @@ export async function buildDist(store: DebianStore, keys: SigningKeys, repo: Rep
   const cur = store.current(repo.id, dist);
   const prev = new Map((cur ? store.files(repo.id, dist, cur.generation) : []).map((f) => [f.path, f]));
 
-  const rebuild = new Set<string>();
-  for (const c of components) for (const a of arches) if (!prev.has(`${c}/binary-${a}/Packages`)) rebuild.add(`${c}/${a}`);
+  const work = new Map<string, UnitWork>();
+  const add = (unit: string, key: SegmentKey | null) => {
+    const w = work.get(unit);
+    if (w === 'full') return;
+    if (!key) work.set(unit, 'full');
+    else if (w) w.push(key);
+    else work.set(unit, [key]);
+  };
+  for (const c of components) for (const a of arches) if (!prev.has(`${c}/binary-${a}/Packages`)) add(`${c}/${a}`, null);
   for (const d of dirty) {
     if (!d.component || !components.includes(d.component)) continue;
-    for (const a of d.arch === 'all' ? arches : [d.arch]) rebuild.add(`${d.component}/${a}`);
+    const key = d.package !== null && d.version !== null ? ([d.package, d.version, d.arch] as const) : null;
+    for (const a of d.arch === 'all' ? arches : [d.arch]) add(`${d.component}/${a}`, key);
   }
 
   const files: NewFile[] = [];
+  const changes: SegmentChange[] = [];
+  const segments: BuildResult['segments'] = {};
+  const units = new Set<string>();
   for (const c of components) {
     for (const a of arches) {
-      if (rebuild.has(`${c}/${a}`)) files.push(...(await buildUnit(store, repo, dist, c, a, origin, label)));
-      else for (const name of UNIT_FILES) files.push(prev.get(`${c}/binary-${a}/${name}`)!);
+      const unit = `${c}/${a}`;
+      units.add(unit);
+      const w = work.get(unit);
+      if (w) {
+        const built = await buildUnit(store, repo.id, dist, c, a, w);
+        files.push(...built.files);
+        changes.push(built.change);
+        segments[unit] = built.stats;
+      } else {
+        for (const name of UNIT_FILES) files.push(prev.get(`${c}/binary-${a}/${name}`)!);
+      }
+      // Tiny, and carries Origin and Label, which a repository change may have changed.
+      const release = `Archive: ${dist}\nOrigin: ${origin}\nLabel: ${label}\nComponent: ${c}\nArchitecture: ${a}\n`;
+      files.push(describe(`${c}/binary-${a}/Release`, Buffer.from(release)));
     }
   }
 
@@ -95,6 +126,6 @@ export async function buildDist(store: DebianStore, keys: SigningKeys, repo: Rep
   files.push(describe('Release', Buffer.from(release)), describe('InRelease', Buffer.from(signed.inRelease)), describe('Release.gpg', Buffer.from(signed.releaseGpg)));
 
   const generation = (cur?.generation ?? 0) + 1;
-  store.publish(repo.id, dist, generation, files, maxSeq);
-  return { generation, rebuiltUnits: [...rebuild].sort() };
+  store.publish(repo.id, dist, generation, files, maxSeq, changes, units);
+  return { generation, rebuiltUnits: [...work.keys()].sort(), segments };
 }

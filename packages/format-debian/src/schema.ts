@@ -60,6 +60,9 @@ export const debDirty = sqliteTable(
     dist: text('dist').notNull(),
     component: text('component').notNull(),
     arch: text('arch').notNull(),
+    /** The uploaded package's identity (with `arch`): which segment of the unit changed. NULL: the whole unit. */
+    package: text('package'),
+    version: text('version'),
   },
   (t) => [index('deb_dirty_unit').on(t.repoId, t.dist, t.component, t.arch)],
 );
@@ -104,3 +107,33 @@ export const debBlobs = sqliteTable('deb_blobs', {
   sha256: text('sha256').primaryKey(),
   data: blob('data', { mode: 'buffer' }).notNull(),
 });
+
+/**
+ * A unit's package list cut into key ranges ((package, version, architecture) order), each with its
+ * Packages text, its gzip member and its xz blocks, so an upload recompresses only the segment it
+ * falls in: Packages, Packages.gz and Packages.xz are the segments joined (see segments.ts). A segment
+ * starts at its `lo` key and ends where the next one starts; the first starts at ('', '', '').
+ * A cache of what deb_entries says, replaced in the same transaction as the generation it built.
+ */
+export const debSegments = sqliteTable(
+  'deb_segments',
+  {
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => schema.repos.id, { onDelete: 'cascade' }),
+    dist: text('dist').notNull(),
+    component: text('component').notNull(),
+    arch: text('arch').notNull(),
+    loPackage: text('lo_package').notNull(),
+    loVersion: text('lo_version').notNull(),
+    loArch: text('lo_arch').notNull(),
+    count: integer('count').notNull(),
+    text: blob('text', { mode: 'buffer' }).notNull(),
+    gz: blob('gz', { mode: 'buffer' }).notNull(),
+    /** The xz blocks (with padding) and their index records, without stream header, index or footer. */
+    xz: blob('xz', { mode: 'buffer' }).notNull(),
+    xzRecords: blob('xz_records', { mode: 'buffer' }).notNull(),
+    xzBlocks: integer('xz_blocks').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.repoId, t.dist, t.component, t.arch, t.loPackage, t.loVersion, t.loArch] })],
+);

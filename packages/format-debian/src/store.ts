@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { TroveDb } from '@trove/core';
+import type { IndexRow, Segment, SegmentKey } from './segments.js';
 
 export interface PackageRow {
   id: number;
@@ -25,6 +26,17 @@ export interface DirtyUnit {
   dist: string;
   component: string;
   arch: string;
+  /** The package that changed the unit; null: rebuild the whole unit. */
+  package: string | null;
+  version: string | null;
+}
+
+/** How one rebuilt unit's stored segments change. */
+export interface SegmentChange {
+  component: string;
+  arch: string;
+  removed: SegmentKey[] | 'all';
+  added: Segment[];
 }
 
 /**
@@ -32,6 +44,12 @@ export interface DirtyUnit {
  * index builds read thousands of rows, and the query builder's per-row mapping is
  * measurable there (see docs/performance.md, W5).
  */
+const ROW = 'p.package, p.version, p.architecture, p.filename, p.size, p.md5, p.sha256, p.control';
+const RANGE = `SELECT ${ROW} FROM deb_packages p
+  JOIN deb_entries e ON e.repo_id = p.repo_id AND e.dist = @dist AND e.component = @component AND e.package_id = p.id
+  WHERE p.repo_id = @repoId AND p.architecture IN (@arch, 'all') AND (p.package, p.version, p.architecture) >= (@lp, @lv, @la)`;
+const RANGE_ORDER = 'ORDER BY p.package, p.version, p.architecture';
+
 export class DebianStore {
   readonly sql: Database.Database;
   private readonly s;
@@ -47,9 +65,9 @@ export class DebianStore {
          ON CONFLICT (repo_id, package, version, architecture) DO NOTHING`,
       ),
       insertEntry: p('INSERT OR IGNORE INTO deb_entries (repo_id, dist, component, package_id) VALUES (?, ?, ?, ?)'),
-      markDirty: p('INSERT INTO deb_dirty (repo_id, dist, component, arch) VALUES (?, ?, ?, ?)'),
+      markDirty: p('INSERT INTO deb_dirty (repo_id, dist, component, arch, package, version) VALUES (?, ?, ?, ?, ?, ?)'),
       dirtyRepos: p('SELECT DISTINCT repo_id AS repoId, dist FROM deb_dirty ORDER BY seq'),
-      dirtyOf: p('SELECT seq, dist, component, arch FROM deb_dirty WHERE repo_id = ? AND dist = ?'),
+      dirtyOf: p('SELECT seq, dist, component, arch, package, version FROM deb_dirty WHERE repo_id = ? AND dist = ?'),
       clearDirty: p('DELETE FROM deb_dirty WHERE repo_id = ? AND dist = ? AND seq <= ?'),
       pendingCount: p(
         `SELECT count(*) AS n FROM (SELECT DISTINCT dist, component, arch FROM deb_dirty WHERE repo_id = ?)`,
@@ -62,9 +80,25 @@ export class DebianStore {
          WHERE e.repo_id = ? AND e.dist = ? AND p.architecture <> 'all'`,
       ),
       unitPackages: p(
-        `SELECT p.filename, p.size, p.md5, p.sha256, p.control FROM deb_entries e JOIN deb_packages p ON p.id = e.package_id
+        `SELECT ${ROW} FROM deb_entries e JOIN deb_packages p ON p.id = e.package_id
          WHERE e.repo_id = ? AND e.dist = ? AND e.component = ? AND p.architecture IN (?, 'all')
          ORDER BY p.package, p.version, p.architecture`,
+      ),
+      // One segment's rows: a range scan of deb_packages_identity, each checked against deb_entries' key.
+      rangePackages: p(`${RANGE} AND (p.package, p.version, p.architecture) < (@hp, @hv, @ha) ${RANGE_ORDER}`),
+      tailPackages: p(`${RANGE} ${RANGE_ORDER}`),
+      segmentsOf: p(
+        `SELECT lo_package, lo_version, lo_arch, count, text, gz, xz, xz_records, xz_blocks FROM deb_segments
+         WHERE repo_id = ? AND dist = ? AND component = ? AND arch = ? ORDER BY lo_package, lo_version, lo_arch`,
+      ),
+      segmentUnits: p('SELECT DISTINCT component, arch FROM deb_segments WHERE repo_id = ? AND dist = ?'),
+      dropUnitSegments: p('DELETE FROM deb_segments WHERE repo_id = ? AND dist = ? AND component = ? AND arch = ?'),
+      dropSegment: p(
+        'DELETE FROM deb_segments WHERE repo_id = ? AND dist = ? AND component = ? AND arch = ? AND lo_package = ? AND lo_version = ? AND lo_arch = ?',
+      ),
+      insertSegment: p(
+        `INSERT INTO deb_segments (repo_id, dist, component, arch, lo_package, lo_version, lo_arch, count, text, gz, xz, xz_records, xz_blocks)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       generation: p('SELECT generation, built_at AS builtAt FROM deb_dists WHERE repo_id = ? AND dist = ?'),
       filesOf: p('SELECT path, size, md5, sha256, sha512 FROM deb_files WHERE repo_id = ? AND dist = ? AND generation = ?'),
@@ -113,13 +147,14 @@ export class DebianStore {
       const stored = this.packageByIdentity(repoId, row.package, row.version, row.architecture)!;
       if (stored.sha256 !== row.sha256) return { stored, createdPackage: false, createdEntry: false };
       const entry = this.s.insertEntry.run(repoId, dist, component, stored.id).changes > 0;
-      if (entry) this.s.markDirty.run(repoId, dist, component, row.architecture);
+      if (entry) this.s.markDirty.run(repoId, dist, component, row.architecture, row.package, row.version);
       return { stored, createdPackage: created, createdEntry: entry };
     }).immediate();
   }
 
-  markDirty(repoId: number, dist: string, component: string, arch: string): void {
-    this.s.markDirty.run(repoId, dist, component, arch);
+  /** Queues a unit's rebuild: the segment of one package, or (without one) the whole unit. */
+  markDirty(repoId: number, dist: string, component: string, arch: string, pkg?: { package: string; version: string }): void {
+    this.s.markDirty.run(repoId, dist, component, arch, pkg?.package ?? null, pkg?.version ?? null);
   }
 
   /** Queues a re-sign (Release only) of every distribution, or of one repository's. */
@@ -128,7 +163,7 @@ export class DebianStore {
       repoId: number;
       dist: string;
     }[];
-    this.sql.transaction(() => rows.forEach((r) => this.s.markDirty.run(r.repoId, r.dist, '', ''))).immediate();
+    this.sql.transaction(() => rows.forEach((r) => this.s.markDirty.run(r.repoId, r.dist, '', '', null, null))).immediate();
     return rows.length;
   }
 
@@ -153,9 +188,26 @@ export class DebianStore {
     return (this.s.archesOf.all(repoId, dist) as { arch: string }[]).map((r) => r.arch);
   }
 
-  /** The rows of one index unit; `iterate` keeps only one row in flight at a time. */
-  unitPackages(repoId: number, dist: string, component: string, arch: string): IterableIterator<Pick<PackageRow, 'filename' | 'size' | 'md5' | 'sha256' | 'control'>> {
-    return this.s.unitPackages.iterate(repoId, dist, component, arch) as IterableIterator<any>;
+  /** The rows of one index unit in key order; `iterate` keeps only one row in flight at a time. */
+  unitPackages(repoId: number, dist: string, component: string, arch: string): IterableIterator<IndexRow> {
+    return this.s.unitPackages.iterate(repoId, dist, component, arch) as IterableIterator<IndexRow>;
+  }
+
+  /** The rows of one unit with lo <= (package, version, architecture) < hi, in key order. */
+  unitRange(repoId: number, dist: string, component: string, arch: string, lo: SegmentKey, hi: SegmentKey | null): IterableIterator<IndexRow> {
+    const args = { repoId, dist, component, arch, lp: lo[0], lv: lo[1], la: lo[2] };
+    return (hi ? this.s.rangePackages.iterate({ ...args, hp: hi[0], hv: hi[1], ha: hi[2] }) : this.s.tailPackages.iterate(args)) as IterableIterator<IndexRow>;
+  }
+
+  /** A unit's stored segments in key order (empty for a unit built before segments existed). */
+  segments(repoId: number, dist: string, component: string, arch: string): Segment[] {
+    return (this.s.segmentsOf.all(repoId, dist, component, arch) as any[]).map((r) => ({
+      lo: [r.lo_package, r.lo_version, r.lo_arch] as const,
+      count: r.count,
+      text: r.text,
+      gz: r.gz,
+      xz: { blocks: r.xz, records: r.xz_records, count: r.xz_blocks },
+    }));
   }
 
   current(repoId: number, dist: string): { generation: number; builtAt: number } | undefined {
@@ -180,9 +232,20 @@ export class DebianStore {
    * Makes a new generation visible in one transaction: its files, the generation pointer,
    * dropping generations older than the previous one, and the dirty rows it consumed.
    */
-  publish(repoId: number, dist: string, generation: number, files: (IndexFile & { data?: Buffer })[], consumedSeq: number): void {
+  publish(repoId: number, dist: string, generation: number, files: (IndexFile & { data?: Buffer })[], consumedSeq: number, segments: SegmentChange[] = [], units?: Set<string>): void {
     const now = Date.now();
     this.sql.transaction(() => {
+      for (const c of segments) {
+        if (c.removed === 'all') this.s.dropUnitSegments.run(repoId, dist, c.component, c.arch);
+        else for (const lo of c.removed) this.s.dropSegment.run(repoId, dist, c.component, c.arch, ...lo);
+        for (const g of c.added) this.s.insertSegment.run(repoId, dist, c.component, c.arch, ...g.lo, g.count, g.text, g.gz, g.xz.blocks, g.xz.records, g.xz.count);
+      }
+      // Segments of units the distribution no longer publishes (an architecture left the config).
+      if (units) {
+        for (const u of this.s.segmentUnits.all(repoId, dist) as { component: string; arch: string }[]) {
+          if (!units.has(`${u.component}/${u.arch}`)) this.s.dropUnitSegments.run(repoId, dist, u.component, u.arch);
+        }
+      }
       for (const f of files) {
         if (f.data) this.s.insertBlob.run(f.sha256, f.data);
         this.s.insertFile.run(repoId, dist, generation, f.path, f.size, f.md5, f.sha256, f.sha512);
