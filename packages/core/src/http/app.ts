@@ -34,6 +34,8 @@ export function buildHttpApp(ctx: CoreContext, parts: HttpAppParts = {}): Hono<T
   app.notFound(notFoundHandler);
   app.use('*', async function requestLog(c, next) {
     c.set('log', ctx.log);
+    // The access log is a debug line; at any other level a request pays nothing for it.
+    if (!ctx.log.isLevelEnabled('debug')) return next();
     const started = performance.now();
     await next();
     // Path only: query strings can carry codes (user_code) and are never logged.
