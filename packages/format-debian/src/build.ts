@@ -1,20 +1,32 @@
 import { createHash } from 'node:crypto';
 import type { RepoRow } from '@trove/core';
 import { configOf } from './config.js';
-import { joinSegments, updateSegments, type SegmentKey } from './segments.js';
+import { partChunks, updateSegments, type Segment, type SegmentKey } from './segments.js';
 import type { SigningKeys } from './signing.js';
-import type { DebianStore, IndexFile, SegmentChange } from './store.js';
+import type { DebianStore, NewFile } from './store.js';
 
-type NewFile = IndexFile & { data?: Buffer };
-
-function describe(path: string, data: Buffer): NewFile {
+/**
+ * A file's size and hashes, fed chunk by chunk (a unit's Packages is never copied into one buffer
+ * here); with `parts` it is stored as its segments, else `chunks` are its bytes.
+ */
+function describe(path: string, chunks: Buffer[], parts?: Segment[]): NewFile {
+  const md5 = createHash('md5');
+  const sha256 = createHash('sha256');
+  const sha512 = createHash('sha512');
+  let size = 0;
+  for (const c of chunks) {
+    md5.update(c);
+    sha256.update(c);
+    sha512.update(c);
+    size += c.length;
+  }
   return {
     path,
-    data,
-    size: data.length,
-    md5: createHash('md5').update(data).digest('hex'),
-    sha256: createHash('sha256').update(data).digest('hex'),
-    sha512: createHash('sha512').update(data).digest('hex'),
+    ...(parts ? { parts } : { data: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }),
+    size,
+    md5: md5.digest('hex'),
+    sha256: sha256.digest('hex'),
+    sha512: sha512.digest('hex'),
   };
 }
 
@@ -28,20 +40,19 @@ type UnitWork = SegmentKey[] | 'full';
 
 /**
  * One (component, architecture) unit: its segments brought up to date from the stored control
- * paragraphs (never from the .deb files), then Packages, Packages.gz and Packages.xz joined from them.
+ * paragraphs (never from the .deb files); Packages, Packages.gz and Packages.xz are joined from
+ * them once, to be hashed, and stored as lists of segments.
  */
-async function buildUnit(store: DebianStore, repoId: number, dist: string, component: string, arch: string, work: UnitWork) {
-  const current = work === 'full' ? [] : store.segments(repoId, dist, component, arch);
+async function buildUnit(store: DebianStore, repoId: number, dist: string, component: string, arch: string, work: UnitWork, prev?: string | null) {
+  const current = work === 'full' || !prev ? [] : store.segments(prev);
   const update = await updateSegments(current, work, {
     all: () => store.unitPackages(repoId, dist, component, arch),
     range: (lo, hi) => store.unitRange(repoId, dist, component, arch, lo, hi),
   });
-  const { packages, gz, xz } = joinSegments(update.segments);
   const dir = `${component}/binary-${arch}`;
   return {
-    files: [describe(`${dir}/Packages`, packages), describe(`${dir}/Packages.gz`, gz), describe(`${dir}/Packages.xz`, xz)],
-    change: { component, arch, removed: update.removed, added: update.added } satisfies SegmentChange,
-    stats: { segments: update.segments.length, rebuilt: update.added.length },
+    files: UNIT_FILES.map((name) => describe(`${dir}/${name}`, partChunks(name, update.segments), update.segments)),
+    stats: { segments: update.segments.length, rebuilt: update.compressed },
   };
 }
 
@@ -84,25 +95,22 @@ export async function buildDist(store: DebianStore, keys: SigningKeys, repo: Rep
   }
 
   const files: NewFile[] = [];
-  const changes: SegmentChange[] = [];
   const segments: BuildResult['segments'] = {};
-  const units = new Set<string>();
   for (const c of components) {
     for (const a of arches) {
       const unit = `${c}/${a}`;
-      units.add(unit);
       const w = work.get(unit);
       if (w) {
-        const built = await buildUnit(store, repo.id, dist, c, a, w);
+        // A unit last built before segments existed (its Packages is a blob) is cut afresh.
+        const built = await buildUnit(store, repo.id, dist, c, a, w, prev.get(`${c}/binary-${a}/Packages`)?.segments);
         files.push(...built.files);
-        changes.push(built.change);
         segments[unit] = built.stats;
       } else {
         for (const name of UNIT_FILES) files.push(prev.get(`${c}/binary-${a}/${name}`)!);
       }
       // Tiny, and carries Origin and Label, which a repository change may have changed.
       const release = `Archive: ${dist}\nOrigin: ${origin}\nLabel: ${label}\nComponent: ${c}\nArchitecture: ${a}\n`;
-      files.push(describe(`${c}/binary-${a}/Release`, Buffer.from(release)));
+      files.push(describe(`${c}/binary-${a}/Release`, [Buffer.from(release)]));
     }
   }
 
@@ -123,9 +131,9 @@ export async function buildDist(store: DebianStore, keys: SigningKeys, repo: Rep
       `SHA512:\n${hashes('sha512')}`,
     ].join('\n') + '\n';
   const signed = await keys.sign(release);
-  files.push(describe('Release', Buffer.from(release)), describe('InRelease', Buffer.from(signed.inRelease)), describe('Release.gpg', Buffer.from(signed.releaseGpg)));
+  files.push(describe('Release', [Buffer.from(release)]), describe('InRelease', [Buffer.from(signed.inRelease)]), describe('Release.gpg', [Buffer.from(signed.releaseGpg)]));
 
   const generation = (cur?.generation ?? 0) + 1;
-  store.publish(repo.id, dist, generation, files, maxSeq, changes, units);
+  store.publish(repo.id, dist, generation, files, maxSeq);
   return { generation, rebuiltUnits: [...work.keys()].sort(), segments };
 }

@@ -98,32 +98,34 @@ export const debFiles = sqliteTable(
     md5: text('md5').notNull(),
     sha256: text('sha256').notNull(),
     sha512: text('sha512').notNull(),
+    /** JSON array of deb_segments ids the file is joined from (Packages, .gz, .xz); NULL: the file is a deb_blobs row. */
+    segments: text('segments'),
   },
   (t) => [primaryKey({ columns: [t.repoId, t.dist, t.generation, t.path] }), index('deb_files_sha256').on(t.sha256)],
 );
 
-/** Content of index files, addressed by sha256 (unchanged units share rows across generations). */
+/** Content of index files other than segmented ones, addressed by sha256 (unchanged units share rows across generations). */
 export const debBlobs = sqliteTable('deb_blobs', {
   sha256: text('sha256').primaryKey(),
   data: blob('data', { mode: 'buffer' }).notNull(),
 });
 
 /**
- * A unit's package list cut into key ranges ((package, version, architecture) order), each with its
- * Packages text, its gzip member and its xz blocks, so an upload recompresses only the segment it
- * falls in: Packages, Packages.gz and Packages.xz are the segments joined (see segments.ts). A segment
- * starts at its `lo` key and ends where the next one starts; the first starts at ('', '', '').
- * A cache of what deb_entries says, replaced in the same transaction as the generation it built.
+ * A segment of a unit's Packages file: the packages of one key range ((package, version,
+ * architecture) order), its text, its gzip member and its xz blocks (see segments.ts). It starts at
+ * its `lo` key and ends where the next segment of the file starts; a unit's first starts at ('', '', '').
+ * Immutable: a changed range gets a new row. deb_files rows of Packages, Packages.gz and Packages.xz
+ * name their segments instead of holding a blob, so an upload writes one segment, not the unit;
+ * rows no kept generation names are deleted when a generation is published.
  */
 export const debSegments = sqliteTable(
   'deb_segments',
   {
+    id: integer('id').primaryKey({ autoIncrement: true }),
     repoId: integer('repo_id')
       .notNull()
       .references(() => schema.repos.id, { onDelete: 'cascade' }),
     dist: text('dist').notNull(),
-    component: text('component').notNull(),
-    arch: text('arch').notNull(),
     loPackage: text('lo_package').notNull(),
     loVersion: text('lo_version').notNull(),
     loArch: text('lo_arch').notNull(),
@@ -135,5 +137,5 @@ export const debSegments = sqliteTable(
     xzRecords: blob('xz_records', { mode: 'buffer' }).notNull(),
     xzBlocks: integer('xz_blocks').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.repoId, t.dist, t.component, t.arch, t.loPackage, t.loVersion, t.loArch] })],
+  (t) => [index('deb_segments_dist').on(t.repoId, t.dist)],
 );

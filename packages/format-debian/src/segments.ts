@@ -51,6 +51,8 @@ export interface IndexRow {
 export const paragraph = (p: IndexRow) => `${p.control}\nFilename: ${p.filename}\nSize: ${p.size}\nMD5sum: ${p.md5}\nSHA256: ${p.sha256}\n\n`;
 
 export interface Segment {
+  /** Its deb_segments row; absent until the generation that made it is published. */
+  id?: number;
   lo: SegmentKey;
   count: number;
   text: Buffer;
@@ -75,9 +77,8 @@ export interface UnitRows {
 export interface UnitUpdate {
   /** The unit's segments after the update, in order. */
   segments: Segment[];
-  /** Stored segments to drop (by their lo key), or every segment of the unit. */
-  removed: SegmentKey[] | 'all';
-  added: Segment[];
+  /** How many of them were cut and compressed now. */
+  compressed: number;
 }
 
 /** Cuts rows (in key order) into pieces of at least `target` bytes (the last may be smaller); always at least one piece. */
@@ -132,12 +133,11 @@ export async function updateSegments(current: Segment[], changed: SegmentKey[] |
       prev.bytes += last.bytes;
     }
     const segments = await compress(pieces);
-    return { segments, removed: 'all', added: segments };
+    return { segments, compressed: segments.length };
   }
 
   const hit = new Set(changed.map((k) => segmentOf(current, k)));
   const layout: (Segment | Piece)[] = [];
-  const removed: SegmentKey[] = [];
   for (let i = 0; i < current.length; i++) {
     const seg = current[i]!;
     if (!hit.has(i)) {
@@ -155,7 +155,6 @@ export async function updateSegments(current: Segment[], changed: SegmentKey[] |
       layout.push(seg); // marked, but nothing changed (e.g. a rebuild repeated after a crash)
       continue;
     }
-    for (let j = i; j < end; j++) removed.push(current[j]!.lo);
     if (bytes > SPLIT_ABOVE) {
       const n = Math.ceil(bytes / SEGMENT_BYTES);
       layout.push(...cut(rows.range(seg.lo, current[end]?.lo ?? null), seg.lo, bytes / n));
@@ -167,14 +166,15 @@ export async function updateSegments(current: Segment[], changed: SegmentKey[] |
   const pieces = layout.filter((x): x is Piece => 'parts' in x);
   const added = await compress(pieces);
   const made = new Map(pieces.map((p, i) => [p, added[i]!]));
-  return { segments: layout.map((x) => ('parts' in x ? made.get(x)! : x)), removed, added };
+  return { segments: layout.map((x) => ('parts' in x ? made.get(x)! : x)), compressed: added.length };
 }
 
-/** Packages, Packages.gz and Packages.xz of a unit from its segments. */
-export function joinSegments(segments: Segment[]): { packages: Buffer; gz: Buffer; xz: Buffer } {
-  return {
-    packages: Buffer.concat(segments.map((s) => s.text)),
-    gz: Buffer.concat(segments.map((s) => s.gz)),
-    xz: xzStream(segments.map((s) => s.xz)),
-  };
+/** The pieces that, in order, make Packages, Packages.gz or Packages.xz (by the file name's ending). */
+export function partChunks(path: string, segments: Segment[]): Buffer[] {
+  if (path.endsWith('.gz')) return segments.map((s) => s.gz);
+  if (path.endsWith('.xz')) return [xzStream(segments.map((s) => s.xz))];
+  return segments.map((s) => s.text);
 }
+
+/** Packages, Packages.gz or Packages.xz joined from a unit's segments. */
+export const joinPart = (path: string, segments: Segment[]): Buffer => Buffer.concat(partChunks(path, segments));

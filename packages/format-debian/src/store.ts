@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { TroveDb } from '@trove/core';
-import type { IndexRow, Segment, SegmentKey } from './segments.js';
+import { joinPart, type IndexRow, type Segment, type SegmentKey } from './segments.js';
 
 export interface PackageRow {
   id: number;
@@ -20,6 +20,19 @@ export interface IndexFile {
   md5: string;
   sha256: string;
   sha512: string;
+  /** JSON array of the deb_segments ids the file is joined from; null or absent: a deb_blobs row. */
+  segments?: string | null;
+}
+
+/** A file of a new generation: its bytes (stored in deb_blobs) or the segments it is joined from. */
+export type NewFile = IndexFile & { data?: Buffer; parts?: Segment[] };
+
+/** What a reader gets: one file of a published generation. */
+export interface ReadFile {
+  size: number;
+  sha256: string;
+  data: Buffer;
+  builtAt: number;
 }
 
 export interface DirtyUnit {
@@ -29,14 +42,6 @@ export interface DirtyUnit {
   /** The package that changed the unit; null: rebuild the whole unit. */
   package: string | null;
   version: string | null;
-}
-
-/** How one rebuilt unit's stored segments change. */
-export interface SegmentChange {
-  component: string;
-  arch: string;
-  removed: SegmentKey[] | 'all';
-  added: Segment[];
 }
 
 /**
@@ -87,37 +92,38 @@ export class DebianStore {
       // One segment's rows: a range scan of deb_packages_identity, each checked against deb_entries' key.
       rangePackages: p(`${RANGE} AND (p.package, p.version, p.architecture) < (@hp, @hv, @ha) ${RANGE_ORDER}`),
       tailPackages: p(`${RANGE} ${RANGE_ORDER}`),
+      // A file's segments in the file's order (json_each's key is the array index).
       segmentsOf: p(
-        `SELECT lo_package, lo_version, lo_arch, count, text, gz, xz, xz_records, xz_blocks FROM deb_segments
-         WHERE repo_id = ? AND dist = ? AND component = ? AND arch = ? ORDER BY lo_package, lo_version, lo_arch`,
-      ),
-      segmentUnits: p('SELECT DISTINCT component, arch FROM deb_segments WHERE repo_id = ? AND dist = ?'),
-      dropUnitSegments: p('DELETE FROM deb_segments WHERE repo_id = ? AND dist = ? AND component = ? AND arch = ?'),
-      dropSegment: p(
-        'DELETE FROM deb_segments WHERE repo_id = ? AND dist = ? AND component = ? AND arch = ? AND lo_package = ? AND lo_version = ? AND lo_arch = ?',
+        `SELECT s.id, s.lo_package, s.lo_version, s.lo_arch, s.count, s.text, s.gz, s.xz, s.xz_records, s.xz_blocks
+         FROM json_each(?) j JOIN deb_segments s ON s.id = j.value ORDER BY j.key`,
       ),
       insertSegment: p(
-        `INSERT INTO deb_segments (repo_id, dist, component, arch, lo_package, lo_version, lo_arch, count, text, gz, xz, xz_records, xz_blocks)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO deb_segments (repo_id, dist, lo_package, lo_version, lo_arch, count, text, gz, xz, xz_records, xz_blocks)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      // Segments no kept generation's file names any more.
+      gcSegments: p(
+        `DELETE FROM deb_segments WHERE repo_id = @repoId AND dist = @dist AND id NOT IN (
+           SELECT j.value FROM deb_files f, json_each(f.segments) j WHERE f.repo_id = @repoId AND f.dist = @dist AND f.segments IS NOT NULL)`,
       ),
       generation: p('SELECT generation, built_at AS builtAt FROM deb_dists WHERE repo_id = ? AND dist = ?'),
-      filesOf: p('SELECT path, size, md5, sha256, sha512 FROM deb_files WHERE repo_id = ? AND dist = ? AND generation = ?'),
-      // One statement each, joined with the generation pointer: a single snapshot without a transaction.
+      filesOf: p('SELECT path, size, md5, sha256, sha512, segments FROM deb_files WHERE repo_id = ? AND dist = ? AND generation = ?'),
+      // Joined with the generation pointer; a segmented file's parts are read in the same transaction.
       fileAt: p(
-        `SELECT f.size, f.sha256, b.data, d.built_at AS builtAt FROM deb_dists d
+        `SELECT f.path, f.size, f.sha256, f.segments, b.data, d.built_at AS builtAt FROM deb_dists d
          JOIN deb_files f ON f.repo_id = d.repo_id AND f.dist = d.dist AND f.generation = d.generation
-         JOIN deb_blobs b ON b.sha256 = f.sha256
+         LEFT JOIN deb_blobs b ON b.sha256 = f.sha256
          WHERE d.repo_id = ? AND d.dist = ? AND f.path = ?`,
       ),
       byHash: p(
-        `SELECT f.size, f.sha256, b.data, d.built_at AS builtAt FROM deb_dists d
+        `SELECT f.path, f.size, f.sha256, f.segments, b.data, d.built_at AS builtAt FROM deb_dists d
          JOIN deb_files f ON f.repo_id = d.repo_id AND f.dist = d.dist AND f.generation >= d.generation - 1
-         JOIN deb_blobs b ON b.sha256 = f.sha256
+         LEFT JOIN deb_blobs b ON b.sha256 = f.sha256
          WHERE d.repo_id = @repoId AND d.dist = @dist AND f.path LIKE @dir ESCAPE '\\'
            AND (f.md5 = @hash OR f.sha256 = @hash OR f.sha512 = @hash) LIMIT 1`,
       ),
       insertBlob: p('INSERT OR IGNORE INTO deb_blobs (sha256, data) VALUES (?, ?)'),
-      insertFile: p('INSERT INTO deb_files (repo_id, dist, generation, path, size, md5, sha256, sha512) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+      insertFile: p('INSERT INTO deb_files (repo_id, dist, generation, path, size, md5, sha256, sha512, segments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
       upsertDist: p(
         `INSERT INTO deb_dists (repo_id, dist, generation, built_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (repo_id, dist) DO UPDATE SET generation = excluded.generation, built_at = excluded.built_at`,
@@ -199,9 +205,10 @@ export class DebianStore {
     return (hi ? this.s.rangePackages.iterate({ ...args, hp: hi[0], hv: hi[1], ha: hi[2] }) : this.s.tailPackages.iterate(args)) as IterableIterator<IndexRow>;
   }
 
-  /** A unit's stored segments in key order (empty for a unit built before segments existed). */
-  segments(repoId: number, dist: string, component: string, arch: string): Segment[] {
-    return (this.s.segmentsOf.all(repoId, dist, component, arch) as any[]).map((r) => ({
+  /** The segments a file (the `segments` of a deb_files row) is joined from, in order. */
+  segments(manifest: string): Segment[] {
+    return (this.s.segmentsOf.all(manifest) as any[]).map((r) => ({
+      id: r.id,
       lo: [r.lo_package, r.lo_version, r.lo_arch] as const,
       count: r.count,
       text: r.text,
@@ -218,42 +225,46 @@ export class DebianStore {
     return this.s.filesOf.all(repoId, dist, generation) as IndexFile[];
   }
 
-  /** One file of the current generation (or, by hash, of the previous one too). */
-  read(repoId: number, dist: string, path: string): { size: number; sha256: string; data: Buffer; builtAt: number } | undefined {
+  /** One file of the current generation (or, by hash, of the previous one too), read in one snapshot. */
+  read(repoId: number, dist: string, path: string): ReadFile | undefined {
     const byHash = /^(.*\/)by-hash\/(MD5Sum|SHA256|SHA512)\/([0-9a-f]{32,128})$/.exec(path);
-    return (
-      byHash
-        ? this.s.byHash.get({ repoId, dist, dir: byHash[1]!.replace(/[\\%_]/g, (m) => '\\' + m) + '%', hash: byHash[3] })
-        : this.s.fileAt.get(repoId, dist, path)
-    ) as { size: number; sha256: string; data: Buffer; builtAt: number } | undefined;
+    return this.sql.transaction(() => {
+      const row = (
+        byHash
+          ? this.s.byHash.get({ repoId, dist, dir: byHash[1]!.replace(/[\\%_]/g, (m) => '\\' + m) + '%', hash: byHash[3] })
+          : this.s.fileAt.get(repoId, dist, path)
+      ) as { path: string; size: number; sha256: string; segments: string | null; data: Buffer | null; builtAt: number } | undefined;
+      if (!row) return undefined;
+      const data = row.data ?? (row.segments !== null ? joinPart(row.path, this.segments(row.segments)) : null);
+      return data ? { size: row.size, sha256: row.sha256, data, builtAt: row.builtAt } : undefined;
+    })();
   }
 
   /**
-   * Makes a new generation visible in one transaction: its files, the generation pointer,
-   * dropping generations older than the previous one, and the dirty rows it consumed.
+   * Makes a new generation visible in one transaction: its new segments and blobs, its files, the
+   * generation pointer, dropping generations older than the previous one (and the segments and
+   * blobs only they used), and the dirty rows it consumed.
    */
-  publish(repoId: number, dist: string, generation: number, files: (IndexFile & { data?: Buffer })[], consumedSeq: number, segments: SegmentChange[] = [], units?: Set<string>): void {
+  publish(repoId: number, dist: string, generation: number, files: NewFile[], consumedSeq: number): void {
     const now = Date.now();
     this.sql.transaction(() => {
-      for (const c of segments) {
-        if (c.removed === 'all') this.s.dropUnitSegments.run(repoId, dist, c.component, c.arch);
-        else for (const lo of c.removed) this.s.dropSegment.run(repoId, dist, c.component, c.arch, ...lo);
-        for (const g of c.added) this.s.insertSegment.run(repoId, dist, c.component, c.arch, ...g.lo, g.count, g.text, g.gz, g.xz.blocks, g.xz.records, g.xz.count);
-      }
-      // Segments of units the distribution no longer publishes (an architecture left the config).
-      if (units) {
-        for (const u of this.s.segmentUnits.all(repoId, dist) as { component: string; arch: string }[]) {
-          if (!units.has(`${u.component}/${u.arch}`)) this.s.dropUnitSegments.run(repoId, dist, u.component, u.arch);
-        }
-      }
       for (const f of files) {
-        if (f.data) this.s.insertBlob.run(f.sha256, f.data);
-        this.s.insertFile.run(repoId, dist, generation, f.path, f.size, f.md5, f.sha256, f.sha512);
+        let manifest = f.segments ?? null;
+        if (f.parts) {
+          for (const g of f.parts) {
+            g.id ??= Number(this.s.insertSegment.run(repoId, dist, ...g.lo, g.count, g.text, g.gz, g.xz.blocks, g.xz.records, g.xz.count).lastInsertRowid);
+          }
+          manifest = JSON.stringify(f.parts.map((g) => g.id));
+        } else if (f.data) {
+          this.s.insertBlob.run(f.sha256, f.data);
+        }
+        this.s.insertFile.run(repoId, dist, generation, f.path, f.size, f.md5, f.sha256, f.sha512, manifest);
       }
       this.s.upsertDist.run(repoId, dist, generation, now);
       this.s.dropOldFiles.run(repoId, dist, generation - 1);
       this.s.clearDirty.run(repoId, dist, consumedSeq);
       this.s.gcBlobs.run();
+      this.s.gcSegments.run({ repoId, dist });
     }).immediate();
   }
 }
