@@ -8,9 +8,9 @@ export function debianApiRoutes(ctx: FormatContext) {
   const keys = () => debianState(ctx).keys;
   const answer = (k: { publicArmored: string; fingerprint: string }) => ({ public_key: k.publicArmored, fingerprint: k.fingerprint });
 
-  app.get('/settings/signing-key', (c) => {
+  app.get('/settings/signing-key', async (c) => {
     requireAdmin(c);
-    return c.json(answer(keys().current));
+    return c.json(answer(await keys().get()));
   });
 
   app.post('/settings/signing-key', async (c) => {

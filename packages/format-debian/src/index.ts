@@ -15,11 +15,10 @@ export const debianMigrations: MigrationSet = {
 
 async function start(ctx: CoreContext): Promise<void> {
   const state = debianState(ctx);
-  // Refuses start when gpg.key_file is set but missing or unusable (KeyFileError).
-  await state.keys.reload();
-  ctx.settings.watch(['signing.key', 'gpg.key_file', 'gpg.passphrase_file'], () => {
-    state.keys.reload().catch((err) => ctx.log.error({ reason: (err as Error).message }, 'cannot load the Debian signing key; keeping the previous one'));
-  });
+  // Refuses start when gpg.key_file is set but missing or unusable (KeyFileError); a missing
+  // stored key is generated in the background, so the server listens without waiting for it.
+  await state.keys.start();
+  ctx.settings.watch(['signing.key', 'gpg.key_file', 'gpg.passphrase_file'], () => state.keys.settingsChanged());
   // A PATCH naming an unusable key file is refused before anything is saved.
   ctx.settings.addPatchHook(async ({ changes, next }) => {
     if (!changes.has('gpg.key_file') && !changes.has('gpg.passphrase_file')) return;
@@ -46,7 +45,9 @@ export const debianFormat = defineFormat<DebianConfig>({
   apiRoutes: debianApiRoutes,
   start,
   async stop(ctx) {
-    await debianState(ctx).rebuilder.stop();
+    const state = debianState(ctx);
+    await state.rebuilder.stop();
+    await state.keys.stop();
   },
   status(repo, ctx) {
     return { pending: debianState(ctx).store.pending(repo.id) };
@@ -59,7 +60,8 @@ export const debianFormat = defineFormat<DebianConfig>({
   },
 });
 
-export { debianState, rebuildAll, type DebianState } from './state.js';
+export { debianState, rebuildAll, type DebianState, type DebianStateOptions } from './state.js';
+export type { SigningKeysOptions } from './signing.js';
 export { ingestDeb, checkControl, type UploadAnswer } from './ingest.js';
 export { readControlFile, CONTROL_LIMITS } from './deb/control.js';
 export { debianSettings } from './settings.js';

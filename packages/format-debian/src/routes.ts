@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { notFound, notModified, unavailable, parseRange, redirectOption, parseRepoPath, receiveUpload, serveAsset, TroveError, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
+import { notFound, notModified, parseRange, redirectOption, parseRepoPath, receiveUpload, serveAsset, TroveError, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
 import { ingestDeb } from './ingest.js';
 import { checkComponent, checkDist } from './names.js';
 import { debianState } from './state.js';
@@ -81,8 +81,8 @@ export function debianRoutes(ctx: FormatContext) {
   }
 
   app.get('/keys/debian.asc', async (c) => {
-    const key = state().keys.loaded();
-    if (!key) throw unavailable('the signing key is not loaded yet');
+    // On a first start this waits for the key being generated in the background.
+    const key = await state().keys.get();
     return c.body(key.publicArmored, 200, { 'Content-Type': 'application/pgp-keys', 'Cache-Control': 'no-cache' });
   });
 

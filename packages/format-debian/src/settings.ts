@@ -12,7 +12,7 @@ export const debianSettings = defineSettings({
       env: null,
       patchable: false,
       label: 'Signing key',
-      help: 'Armored OpenPGP private key that signs Release files; generated on first start. Change it with POST /api/settings/signing-key.',
+      help: 'Armored OpenPGP private key that signs Release files; generated in the background on first start. Change it with POST /api/settings/signing-key.',
     },
     {
       key: 'gpg.key_file',

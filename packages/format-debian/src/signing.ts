@@ -1,6 +1,6 @@
 import { readFile, access } from 'node:fs/promises';
 import type { CoreContext } from '@trove/core';
-import { badRequest } from '@trove/core';
+import { badRequest, TroveError } from '@trove/core';
 
 type OpenPgp = typeof import('openpgp');
 type PrivateKey = import('openpgp').PrivateKey;
@@ -77,92 +77,198 @@ export async function keyFromFiles(keyFile: string, passphraseFile: string): Pro
   return parsePrivateKey(armored, passphrase);
 }
 
+/** Retry delays of a failed background generation: doubling from 1 s, at most a minute. */
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 60_000;
+
+export interface SigningKeysOptions {
+  /** Produces a new armored private key (tests replace it to simulate failures). */
+  generate?: () => Promise<string>;
+  retryFirstMs?: number;
+}
+
+const notReady = (reason: string) =>
+  new TroveError(503, 'unavailable', `the Debian signing key is not available yet: ${reason}`, {}, { 'Retry-After': '5' });
+
 /**
- * The key that signs Release files: `gpg.key_file` when set, else the stored `signing.key`
- * (generated on first start). Reloads are serialised; `onChange` runs when the fingerprint changed.
+ * The key that signs Release files: `gpg.key_file` when set, else the stored `signing.key`.
+ *
+ * Lazy: openpgp and the parsed key enter memory on the first signature or key request, not at
+ * start. With no key stored, `start()` generates one in the background (RSA 4096 takes seconds),
+ * so the server listens at once; whatever needs the key awaits the same promise. At most one
+ * generation runs at a time, its key is stored before anyone can use it, and `stop()` waits for it,
+ * so a restart in the middle finds the stored key instead of generating a second one.
  */
 export class SigningKeys {
   private active: ActiveKey | null = null;
-  private chain: Promise<unknown> = Promise.resolve();
+  /** Bumped on every change of the key settings; the active key is current when loaded in this epoch. */
+  private epoch = 0;
+  private activeEpoch = -1;
+  private loading: Promise<ActiveKey> | null = null;
+  private generating: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private stopped = false;
+  private readonly generateArmored: () => Promise<string>;
+  private readonly retryFirstMs: number;
 
   constructor(
     private readonly ctx: CoreContext,
     private readonly onChange: () => void,
-  ) {}
-
-  get current(): ActiveKey {
-    if (!this.active) throw new Error('debian signing key not loaded');
-    return this.active;
-  }
-
-  loaded(): ActiveKey | null {
-    return this.active;
+    opts: SigningKeysOptions = {},
+  ) {
+    this.generateArmored = opts.generate ?? generateArmored;
+    this.retryFirstMs = opts.retryFirstMs ?? RETRY_FIRST_MS;
   }
 
   fromFile(): boolean {
     return this.ctx.settings.string('gpg.key_file') !== '';
   }
 
-  /** Loads (or generates) the key. Throws KeyFileError when `gpg.key_file` is set but unusable. */
-  reload(): Promise<ActiveKey> {
-    const run = this.chain.then(() => this.load());
-    this.chain = run.catch(() => {});
-    return run;
+  /**
+   * At format start. A `gpg.key_file` is read and checked now, so a missing or unusable file
+   * refuses start (KeyFileError); a stored key is left for its first use; a missing one is
+   * generated in the background.
+   */
+  async start(): Promise<void> {
+    if (this.fromFile()) await this.get();
+    else if (!this.ctx.settings.string('signing.key')) this.generateInBackground();
   }
 
-  private async load(): Promise<ActiveKey> {
-    const s = this.ctx.settings;
-    let key: PrivateKey;
-    const keyFile = s.string('gpg.key_file');
-    if (keyFile) {
-      key = await keyFromFiles(keyFile, s.string('gpg.passphrase_file'));
-    } else {
-      let armored = s.string('signing.key');
-      if (!armored) {
-        armored = await generateArmored();
-        s.setInternal({ 'signing.key': armored });
-        this.ctx.log.info('generated the Debian repository signing key');
-      }
-      try {
-        key = await parsePrivateKey(armored);
-      } catch (err) {
-        // A stored key that no longer parses (e.g. a hand-edited database) is replaced, not fatal.
-        this.ctx.log.error({ reason: (err as Error).message }, 'stored signing.key is unusable; generating a new one');
-        armored = await generateArmored();
-        s.setInternal({ 'signing.key': armored });
-        key = await parsePrivateKey(armored);
-      }
+  /** Waits for a generation in flight (its key gets stored) and starts no new one. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    await this.generating?.catch(() => {});
+  }
+
+  /** The current key, loading (or awaiting the generation of) it on first use; concurrent callers share one load. */
+  get(): Promise<ActiveKey> {
+    if (this.active && this.activeEpoch === this.epoch) return Promise.resolve(this.active);
+    return (this.loading ??= this.load().finally(() => (this.loading = null)));
+  }
+
+  /**
+   * The key settings changed (a new stored key, a key file set or cleared). Every distribution is
+   * signed again when the fingerprint changed; when no key was loaded in this process the old one is
+   * unknown, so they are signed again anyway (signing then loads the new key).
+   */
+  settingsChanged(): void {
+    this.epoch++;
+    const before = this.active;
+    if (!before) {
+      this.onChange();
+      return;
     }
-    const fingerprint = key.getFingerprint().toUpperCase();
-    const changed = this.active !== null && this.active.fingerprint !== fingerprint;
-    this.active = { key, publicArmored: key.toPublic().armor(), fingerprint, fromFile: !!keyFile };
-    if (changed) this.onChange();
-    return this.active;
+    this.get().then(
+      (key) => key.fingerprint !== before.fingerprint && this.onChange(),
+      (err) => this.ctx.log.error({ reason: (err as Error).message }, 'cannot load the Debian signing key'),
+    );
   }
 
   /** `POST /api/settings/signing-key`: a given armored key (validated) or a new one. */
   async replace(armored: string | undefined): Promise<ActiveKey> {
-    let value: string;
     if (armored) {
+      let value: string;
       try {
-        const key = await parsePrivateKey(armored);
-        value = key.armor();
+        value = (await parsePrivateKey(armored)).armor();
       } catch (err) {
         throw badRequest((err as Error).message);
       }
+      this.ctx.settings.setInternal({ 'signing.key': value });
+    } else if (this.generating) {
+      // The first key is being generated: it is the new key (nothing was signed with it yet).
+      await this.generating;
     } else {
-      value = await generateArmored();
+      await this.generate(() => true);
     }
-    this.ctx.settings.setInternal({ 'signing.key': value });
-    return this.reload();
+    return this.get();
   }
 
   /** Signs a Release file: InRelease (clearsigned) and Release.gpg (detached, armored). */
   async sign(release: string): Promise<{ inRelease: string; releaseGpg: string; fingerprint: string }> {
+    const { key, fingerprint } = await this.get();
     const { sign, createCleartextMessage, createMessage } = await openpgp();
-    const { key, fingerprint } = this.current;
     const inRelease = await sign({ message: await createCleartextMessage({ text: release }), signingKeys: key });
     const releaseGpg = await sign({ message: await createMessage({ binary: Buffer.from(release, 'utf8') }), signingKeys: key, detached: true });
     return { inRelease: String(inRelease), releaseGpg: String(releaseGpg), fingerprint };
   }
+
+  /** Loads until the settings stayed the same during the load; a failed reload keeps the previous key. */
+  private async load(): Promise<ActiveKey> {
+    for (;;) {
+      const epoch = this.epoch;
+      try {
+        const key = await this.read();
+        if (epoch !== this.epoch) continue;
+        this.active = key;
+        this.activeEpoch = epoch;
+        return key;
+      } catch (err) {
+        if (epoch !== this.epoch) continue;
+        if (!this.active) throw err;
+        this.ctx.log.error({ reason: (err as Error).message }, 'cannot load the Debian signing key; keeping the previous one');
+        this.activeEpoch = epoch;
+        return this.active;
+      }
+    }
+  }
+
+  private async read(): Promise<ActiveKey> {
+    const s = this.ctx.settings;
+    const keyFile = s.string('gpg.key_file');
+    if (keyFile) return activeKey(await keyFromFiles(keyFile, s.string('gpg.passphrase_file')), true);
+    if (!s.string('signing.key')) await this.generate((stored) => stored === '');
+    const armored = s.string('signing.key');
+    try {
+      return activeKey(await parsePrivateKey(armored), false);
+    } catch (err) {
+      // A stored key that no longer parses (e.g. a hand-edited database) is replaced, not fatal.
+      this.ctx.log.error({ reason: (err as Error).message }, 'stored signing.key is unusable; generating a new one');
+      await this.generate((stored) => stored === armored);
+      return activeKey(await parsePrivateKey(s.string('signing.key')), false);
+    }
+  }
+
+  /**
+   * The one generation in flight (callers join it). Its key is stored when `store` accepts the
+   * stored value at that moment: a key stored meanwhile by someone else (a POST) is kept.
+   */
+  private generate(store: (stored: string) => boolean): Promise<void> {
+    if (this.generating) return this.generating;
+    if (this.stopped) return Promise.reject(notReady('the server is stopping'));
+    const run = async () => {
+      let armored: string;
+      try {
+        armored = await this.generateArmored();
+      } catch (err) {
+        throw notReady(`generating it failed (${(err as Error).message}); retrying`);
+      }
+      if (!store(this.ctx.settings.string('signing.key'))) return;
+      this.ctx.settings.setInternal({ 'signing.key': armored });
+      this.ctx.log.info('generated the Debian repository signing key');
+    };
+    return (this.generating = run().finally(() => (this.generating = null)));
+  }
+
+  /** First start: generate now, off the request path; a failure is logged and retried with backoff. */
+  private generateInBackground(): void {
+    this.retryTimer = null;
+    if (this.stopped || this.ctx.settings.string('signing.key')) return;
+    this.generate((stored) => stored === '').then(
+      () => (this.failures = 0),
+      (err) => {
+        if (this.stopped) return;
+        const delay = Math.min(RETRY_MAX_MS, this.retryFirstMs * 2 ** this.failures++);
+        this.ctx.log.error({ reason: (err as Error).message, retryInMs: delay }, 'cannot generate the Debian signing key');
+        this.retryTimer = setTimeout(() => this.generateInBackground(), delay);
+        this.retryTimer.unref?.();
+      },
+    );
+  }
+}
+
+function activeKey(key: PrivateKey, fromFile: boolean): ActiveKey {
+  return { key, publicArmored: key.toPublic().armor(), fingerprint: key.getFingerprint().toUpperCase(), fromFile };
 }

@@ -1,7 +1,7 @@
 import type { CoreContext } from '@trove/core';
 import { buildDist, type BuildResult } from './build.js';
 import { Rebuilder } from './rebuilder.js';
-import { SigningKeys } from './signing.js';
+import { SigningKeys, type SigningKeysOptions } from './signing.js';
 import { DebianStore } from './store.js';
 
 /** Everything the format keeps per core instance (a process may run several, e.g. tests). */
@@ -16,7 +16,13 @@ export interface DebianState {
 
 const states = new WeakMap<CoreContext, DebianState>();
 
-export function debianState(ctx: CoreContext): DebianState {
+export interface DebianStateOptions {
+  /** How the signing key is generated when none is stored (tests, or an embedder with its own source). */
+  keys?: SigningKeysOptions;
+}
+
+/** The state of one core instance; options apply when the first call creates it (before `start`). */
+export function debianState(ctx: CoreContext, opts: DebianStateOptions = {}): DebianState {
   let st = states.get(ctx);
   if (st) return st;
   const store = new DebianStore(ctx.db);
@@ -28,7 +34,7 @@ export function debianState(ctx: CoreContext): DebianState {
       // A new key re-signs every distribution.
       store.markResign();
       state.rebuilder.notify();
-    }),
+    }, opts.keys),
     rebuilder: new Rebuilder(ctx, () => rebuildAll(state)),
   };
   states.set(ctx, state);
