@@ -1,4 +1,4 @@
-export type { BlobDriver, BlobSource, BlobStat, ByteRange } from './types.js';
+export type { BlobDriver, BlobReader, BlobSource, BlobStat, ByteRange } from './types.js';
 export { Spool, UploadTooLargeError, UploadIncompleteError, type SpooledFile, type HashAlgorithm, type ReceiveOptions } from './spool.js';
 export { contentKey } from './content-key.js';
 export { BlobStore } from './store.js';

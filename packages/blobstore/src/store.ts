@@ -1,4 +1,4 @@
-import type { BlobDriver, BlobSource, ByteRange } from './types.js';
+import type { BlobDriver, BlobReader, BlobSource, ByteRange } from './types.js';
 
 /**
  * The server's one handle on blob storage. It delegates to the current driver and,
@@ -37,6 +37,13 @@ export class BlobStore implements BlobDriver {
   }
   async get(key: string, opts?: { range?: ByteRange; signal?: AbortSignal }) {
     return (await this.current.get(key, opts)) ?? (this.fallback ? this.fallback.get(key, opts) : null);
+  }
+  /**
+   * A positional reader where the driver holding the object offers one (fs); null when none
+   * does, for a missing object as for a driver without the capability (s3): get() decides then.
+   */
+  async openReader(key: string): Promise<BlobReader | null> {
+    return (await this.current.openReader?.(key)) ?? (await this.fallback?.openReader?.(key)) ?? null;
   }
   async head(key: string) {
     return (await this.current.head(key)) ?? (this.fallback ? this.fallback.head(key) : null);

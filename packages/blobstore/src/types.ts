@@ -10,6 +10,18 @@ export interface BlobStat {
   size: number;
 }
 
+/**
+ * Positional reads of one stored object, for a server that copies into its own reused
+ * buffers: a stream allocates a fresh buffer per chunk, 4,096 per GiB at 256 KiB, and
+ * that churn kept V8 collecting without pause in big downloads (bench W3).
+ */
+export interface BlobReader {
+  /** Reads up to `length` bytes at `position` into the start of `into`; 0 at the end of the object. */
+  read(into: Buffer, length: number, position: number): Promise<number>;
+  /** Releases the object once no read is in flight (an fd closed under a pending read could be reused). Idempotent. */
+  close(): void;
+}
+
 /** What a driver stores: a finished local file (the spool) or a stream of known or unknown size. */
 export type BlobSource = { path: string } | { stream: Readable; size?: number };
 
@@ -26,6 +38,8 @@ export interface BlobDriver {
   /** A stream of the object (or of `range`), or null when it does not exist. */
   get(key: string, opts?: { range?: ByteRange; signal?: AbortSignal }): Promise<Readable | null>;
   head(key: string): Promise<BlobStat | null>;
+  /** Optional capability (fs): positional reads instead of a stream; null when the object does not exist. */
+  openReader?(key: string): Promise<BlobReader | null>;
   /** Deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
   /** Every key under `prefix`, in no particular order. */
