@@ -175,6 +175,3 @@ export function partChunks(path: string, segments: Segment[]): Buffer[] {
   if (path.endsWith('.xz')) return [xzStream(segments.map((s) => s.xz))];
   return segments.map((s) => s.text);
 }
-
-/** Packages, Packages.gz or Packages.xz joined from a unit's segments. */
-export const joinPart = (path: string, segments: Segment[]): Buffer => Buffer.concat(partChunks(path, segments));

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { TroveDb } from '@trove/core';
-import { joinPart, type IndexRow, type Segment, type SegmentKey } from './segments.js';
+import type { IndexRow, Segment, SegmentKey } from './segments.js';
+import { xzStream, type XzBlocks } from './xz-stream.js';
 
 export interface PackageRow {
   id: number;
@@ -97,6 +98,10 @@ export class DebianStore {
         `SELECT s.id, s.lo_package, s.lo_version, s.lo_arch, s.count, s.text, s.gz, s.xz, s.xz_records, s.xz_blocks
          FROM json_each(?) j JOIN deb_segments s ON s.id = j.value ORDER BY j.key`,
       ),
+      // Only the column a reader's file is joined from (a Packages.xz read must not load every text).
+      textParts: p('SELECT s.text FROM json_each(?) j JOIN deb_segments s ON s.id = j.value ORDER BY j.key').pluck(),
+      gzParts: p('SELECT s.gz FROM json_each(?) j JOIN deb_segments s ON s.id = j.value ORDER BY j.key').pluck(),
+      xzParts: p('SELECT s.xz AS blocks, s.xz_records AS records, s.xz_blocks AS count FROM json_each(?) j JOIN deb_segments s ON s.id = j.value ORDER BY j.key'),
       insertSegment: p(
         `INSERT INTO deb_segments (repo_id, dist, lo_package, lo_version, lo_arch, count, text, gz, xz, xz_records, xz_blocks)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -235,9 +240,20 @@ export class DebianStore {
           : this.s.fileAt.get(repoId, dist, path)
       ) as { path: string; size: number; sha256: string; segments: string | null; data: Buffer | null; builtAt: number } | undefined;
       if (!row) return undefined;
-      const data = row.data ?? (row.segments !== null ? joinPart(row.path, this.segments(row.segments)) : null);
+      let data = row.data;
+      if (!data && row.segments !== null) {
+        data = this.joinFile(row.path, row.segments);
+        // Parts missing from a damaged database: a 500, never a shorter index under Release's size.
+        if (data.length !== row.size) throw new Error(`debian index ${dist}/${row.path}: its segments give ${data.length} bytes, not ${row.size}`);
+      }
       return data ? { size: row.size, sha256: row.sha256, data, builtAt: row.builtAt } : undefined;
     })();
+  }
+
+  /** Packages, Packages.gz or Packages.xz (by the path's ending) joined from the segments a deb_files row names. */
+  private joinFile(path: string, manifest: string): Buffer {
+    if (path.endsWith('.xz')) return xzStream(this.s.xzParts.all(manifest) as XzBlocks[]);
+    return Buffer.concat((path.endsWith('.gz') ? this.s.gzParts : this.s.textParts).all(manifest) as Buffer[]);
   }
 
   /**
