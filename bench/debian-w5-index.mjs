@@ -1,14 +1,21 @@
 #!/usr/bin/env node
 /**
  * W5 (BENCH.md): Debian index of N packages (default 10,000) in one distribution: full index
- * build, then the incremental rebuild after one more upload, side by side with apt-ftparchive
- * (packages + release, gzip and xz) over the same pool directory in the same run.
+ * build, then the incremental rebuild after one more upload (several rounds, one new package each,
+ * at the start, middle and end of the key order), side by side with apt-ftparchive (packages +
+ * release, gzip and xz) over the same pool directory in the same run. Each Trove figure is the time
+ * from flush() (the debounce ending) to the new generation being published, checked by reading the
+ * published Packages back; the key is loaded before timing, so no figure includes key generation.
+ * Memory: the process's peak RSS during each phase (VmHWM, reset through /proc/self/clear_refs);
+ * xz runs in child processes (a few at a time, ~20 MiB each at 64 KiB segments), not counted there.
  * Drives the package API (createCore + debianFormat from the built dist/), not HTTP: the
  * uploads go through the same ingest as the upload route (spool, control read, pool commit).
  * The .debs are generated programmatically (ar + control.tar.gz + data.tar.gz written with
  * tar-stream and zlib), each with its own name, so generation takes seconds, not minutes.
  * Build first: (cd packages/core && npx tsc -p tsconfig.build.json) and the same in packages/blobstore
- * and packages/format-debian. Knobs: BENCH_PACKAGES (default 10000).
+ * and packages/format-debian (or `npx -y pnpm@10 turbo run build --filter=@trove/format-debian...`).
+ * Knobs: BENCH_PACKAGES (default 10000), BENCH_ROUNDS (incremental rounds, default 5),
+ * BENCH_SCANPACKAGES=0 skips dpkg-scanpackages (a minute or more at 10,000).
  */
 import { spawnSync } from 'node:child_process';
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +34,21 @@ const deb = await import(join(ROOT, 'packages/format-debian/dist/index.js'));
 
 const N = Number(process.env.BENCH_PACKAGES ?? 10000);
 const work = mkdtempSync(join(tmpdir(), 'trove-w5-'));
-const rss = () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) / 1024);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const status = (field) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync('/proc/self/status', 'utf8'))[1]) / 1024);
+/** Starts a new peak-RSS window (Linux >= 4.0: writing 5 to clear_refs resets VmHWM). */
+function resetPeak() {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 
 async function tar(files) {
   const p = pack();
@@ -73,6 +94,10 @@ console.log(`generated ${N} .debs in ${Math.round(performance.now() - t)} ms`);
 mkdirSync(join(work, 'data'), { recursive: true });
 const ctx = await createCore({ dataDir: join(work, 'data'), masterKey: randomBytes(32), formats: [deb.debianFormat], env: { TR_DEB_DEBOUNCE: '10m', TR_DEB_MAX_DELAY: '1h' }, log: pino({ level: 'warn' }), followLogLevel: false });
 await deb.debianFormat.start(ctx);
+// The signing key exists and is parsed before anything is timed (get() loads or awaits its generation;
+// reload() is the older name).
+const keys = deb.debianState(ctx).keys;
+await (keys.get ? keys.get() : keys.reload());
 const repo = await ctx.repos.create({ name: 'bench', format: 'debian', anonymous_read: true, config: { architectures: ['amd64'] } });
 const state = deb.debianState(ctx);
 const ingest = async (f) => deb.ingestDeb(state, repo, 'stable', 'main', await ctx.spool.receive(createReadStream(f), { maxBytes: 1 << 30, algorithms: ['md5'] }), 'bench');
@@ -80,17 +105,45 @@ t = performance.now();
 for (const f of files) await ingest(f);
 console.log(`ingested ${N} uploads in ${Math.round(performance.now() - t)} ms`);
 
-t = performance.now();
-await state.rebuilder.flush();
-const full = performance.now() - t;
-const extra = join(pool, 'main', 'p', 'extra');
-mkdirSync(extra, { recursive: true });
-writeFileSync(join(extra, 'extra_1.0_amd64.deb'), await makeDeb('extra', '1.0'));
-await ingest(join(extra, 'extra_1.0_amd64.deb'));
-t = performance.now();
-await state.rebuilder.flush();
-const incr = performance.now() - t;
-const troveRss = rss();
+const packagesPath = 'main/binary-amd64/Packages';
+/** Flushes the debounce and times it until the generation is published; checks what readers now see. */
+async function publishTimed(expectPackage) {
+  const before = state.store.current(repo.id, 'stable')?.generation ?? 0;
+  const t0 = performance.now();
+  await state.rebuilder.flush();
+  const ms = performance.now() - t0;
+  const gen = state.store.current(repo.id, 'stable')?.generation;
+  const text = state.store.read(repo.id, 'stable', packagesPath)?.data.toString('utf8') ?? '';
+  if (gen !== before + 1 || !text.includes(`Package: ${expectPackage}\n`)) throw new Error(`generation ${gen} after ${before} does not list ${expectPackage}`);
+  return { ms, text, build: state.lastBuilds.at(-1) };
+}
+
+const rssBefore = status('VmRSS');
+const canReset = resetPeak();
+const fullRun = await publishTimed('pkg00000');
+const full = fullRun.ms;
+const fullPeak = status('VmHWM');
+const listed = (fullRun.text.match(/^Package: /gm) ?? []).length;
+if (listed !== N) throw new Error(`full build lists ${listed} packages, expected ${N}`);
+const seg = fullRun.build.result.segments['main/amd64'];
+console.log(`full build: ${listed} packages in ${seg.segments} segments, Packages ${fullRun.text.length} bytes`);
+
+// One new package per round, spread over the key order (first segment, middle, last segment, ...).
+const names = ['aaa-first', `pkg${String(Math.floor(N / 2)).padStart(5, '0')}a`, 'zzz-last', `pkg${String(Math.floor(N / 4)).padStart(5, '0')}a`, `pkg${String(Math.floor((3 * N) / 4)).padStart(5, '0')}a`];
+const incr = [];
+resetPeak();
+for (let i = 0; i < ROUNDS; i++) {
+  const name = names[i % names.length] + (i >= names.length ? `-${i}` : '');
+  const dir = join(pool, 'main', name[0], name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}_1.0_amd64.deb`), await makeDeb(name, '1.0'));
+  await ingest(join(dir, `${name}_1.0_amd64.deb`));
+  const r = await publishTimed(name);
+  const s = r.build.result.segments['main/amd64'];
+  console.log(`incremental +${name}: ${Math.round(r.ms)} ms (build ${r.build.ms} ms; ${s.rebuilt} of ${s.segments} segments recompressed)`);
+  incr.push(r.ms);
+}
+const incrPeak = status('VmHWM');
 
 // apt-ftparchive over the same pool: Packages (+gz, xz) and Release, as a repository owner would run it.
 const conf = join(work, 'ftp.conf');
@@ -103,14 +156,17 @@ r = spawnSync('apt-ftparchive', ['release', 'dists/stable'], { cwd: work, maxBuf
 writeFileSync(join(work, 'dists/stable/Release'), r.stdout);
 const ftp = performance.now() - t;
 t = performance.now();
-spawnSync('dpkg-scanpackages', ['pool'], { cwd: work, stdio: ['ignore', 'ignore', 'ignore'] });
+const scanning = process.env.BENCH_SCANPACKAGES !== '0';
+if (scanning) spawnSync('dpkg-scanpackages', ['pool'], { cwd: work, stdio: ['ignore', 'ignore', 'ignore'] });
 const scan = performance.now() - t;
 
+const im = median(incr);
+const imax = Math.max(...incr);
 console.log(`trove full build:        ${Math.round(full)} ms  (${(full / ftp).toFixed(2)}x apt-ftparchive)`);
-console.log(`trove incremental (+1):  ${Math.round(incr)} ms  (${(incr / ftp).toFixed(3)}x apt-ftparchive)`);
+console.log(`trove incremental (+1):  median ${Math.round(im)} ms, min ${Math.round(Math.min(...incr))}, max ${Math.round(imax)} over ${incr.length} rounds  (median ${(im / ftp).toFixed(3)}x, max ${(imax / ftp).toFixed(3)}x apt-ftparchive)`);
 console.log(`apt-ftparchive full:     ${Math.round(ftp)} ms (generate with gzip+xz, then release)`);
-console.log(`dpkg-scanpackages:       ${Math.round(scan)} ms (Packages only, uncompressed)`);
-console.log(`trove process peak RSS:  ${troveRss} MiB`);
-await deb.debianFormat.stop();
+console.log(scanning ? `dpkg-scanpackages:       ${Math.round(scan)} ms (Packages only, uncompressed)` : 'dpkg-scanpackages:       skipped');
+console.log(`trove RSS:               ${rssBefore} MiB before the full build; peak ${canReset ? `${fullPeak} MiB during the full build, ${incrPeak} MiB during the incremental rounds` : `${incrPeak} MiB (VmHWM of the whole run: clear_refs not writable)`}`);
+await deb.debianFormat.stop(ctx);
 await ctx.close();
 rmSync(work, { recursive: true, force: true });
