@@ -94,6 +94,18 @@ function cut(rows: Iterable<IndexRow>, lo: SegmentKey, target: number): Piece[] 
   return pieces;
 }
 
+/** A last piece below MERGE_BELOW joins the one before it (at most SEGMENT_BYTES + MERGE_BELOW + a paragraph). */
+function mergeTail(pieces: Piece[]): Piece[] {
+  const last = pieces[pieces.length - 1]!;
+  if (pieces.length > 1 && last.bytes < MERGE_BELOW) {
+    pieces.pop();
+    const prev = pieces[pieces.length - 1]!;
+    prev.parts.push(...last.parts);
+    prev.bytes += last.bytes;
+  }
+  return pieces;
+}
+
 const workers = Math.max(2, availableParallelism());
 
 /** gzip (libuv pool) and xz (child processes), a few segments at a time. */
@@ -124,15 +136,7 @@ function segmentOf(segments: Segment[], key: SegmentKey): number {
  */
 export async function updateSegments(current: Segment[], changed: SegmentKey[] | 'full', rows: UnitRows): Promise<UnitUpdate> {
   if (changed === 'full' || !current.length) {
-    const pieces = cut(rows.all(), FIRST_KEY, SEGMENT_BYTES);
-    const last = pieces[pieces.length - 1]!;
-    if (pieces.length > 1 && last.bytes < MERGE_BELOW) {
-      pieces.pop();
-      const prev = pieces[pieces.length - 1]!;
-      prev.parts.push(...last.parts);
-      prev.bytes += last.bytes;
-    }
-    const segments = await compress(pieces);
+    const segments = await compress(mergeTail(cut(rows.all(), FIRST_KEY, SEGMENT_BYTES)));
     return { segments, compressed: segments.length };
   }
 
@@ -157,7 +161,7 @@ export async function updateSegments(current: Segment[], changed: SegmentKey[] |
     }
     if (bytes > SPLIT_ABOVE) {
       const n = Math.ceil(bytes / SEGMENT_BYTES);
-      layout.push(...cut(rows.range(seg.lo, current[end]?.lo ?? null), seg.lo, bytes / n));
+      layout.push(...mergeTail(cut(rows.range(seg.lo, current[end]?.lo ?? null), seg.lo, bytes / n)));
     } else {
       layout.push(piece!);
     }
