@@ -1,14 +1,10 @@
 import { and, eq } from 'drizzle-orm';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransportFuture,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { badRequest, conflict, type CoreContext, type UserRow } from '@trove/core';
 import { newId } from '../publish/crypto.js';
@@ -16,6 +12,10 @@ import { passkeys, type PasskeyRow } from '../accounts/schema.js';
 import { ChallengeStore } from './challenges.js';
 
 const RP_NAME = 'Trove';
+
+/** Heavy dependency (about 9 MB resident with its x509/ASN.1 stack): loaded on the first passkey operation. */
+let webauthnModule: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webauthn = () => (webauthnModule ??= import('@simplewebauthn/server'));
 
 export const passkeyJson = (p: PasskeyRow) => ({
   id: p.id,
@@ -56,6 +56,7 @@ export class Passkeys {
 
   async registrationOptions(user: UserRow): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const { rpID } = this.rp();
+    const { generateRegistrationOptions } = await webauthn();
     const options = await generateRegistrationOptions({
       rpName: RP_NAME,
       rpID,
@@ -74,6 +75,7 @@ export class Passkeys {
     if (!isObject(credential)) throw badRequest('credential is required');
     const challenge = this.registrations.take(user.id);
     if (!challenge) throw badRequest('no passkey registration in progress; begin again');
+    const { verifyRegistrationResponse } = await webauthn();
     let info;
     try {
       const r = await verifyRegistrationResponse({
@@ -111,6 +113,7 @@ export class Passkeys {
   /** Options for an assertion by one of the user's passkeys (sign-in or fresh check). */
   async assertionOptions(user: UserRow): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const { rpID } = this.rp();
+    const { generateAuthenticationOptions } = await webauthn();
     return generateAuthenticationOptions({
       rpID,
       userVerification: 'preferred',
@@ -137,6 +140,7 @@ export class Passkeys {
     const { rpID, origin } = this.rp();
     const row = this.list(user.id).find((p) => p.credentialId === response.id);
     if (!row) return false;
+    const { verifyAuthenticationResponse } = await webauthn();
     try {
       const r = await verifyAuthenticationResponse({
         response: response as unknown as AuthenticationResponseJSON,
