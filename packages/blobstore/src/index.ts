@@ -3,3 +3,4 @@ export { Spool, UploadTooLargeError, UploadIncompleteError, type SpooledFile, ty
 export { contentKey } from './content-key.js';
 export { BlobStore } from './store.js';
 export { fsDriver, clearFsTemp, type FsDriverOptions } from './drivers/fs.js';
+export { SmallBlobCache, type SmallBlobCacheOptions } from './small-blobs.js';

@@ -1,3 +1,4 @@
+import { SmallBlobCache, type SmallBlobCacheOptions } from './small-blobs.js';
 import type { BlobDriver, BlobReader, BlobSource, ByteRange } from './types.js';
 
 /**
@@ -7,7 +8,13 @@ import type { BlobDriver, BlobReader, BlobSource, ByteRange } from './types.js';
  */
 export class BlobStore implements BlobDriver {
   private fallback: BlobDriver | null = null;
-  constructor(private current: BlobDriver) {}
+  private readonly small: SmallBlobCache;
+  constructor(
+    private current: BlobDriver,
+    opts: { smallBlobs?: SmallBlobCacheOptions } = {},
+  ) {
+    this.small = new SmallBlobCache(opts.smallBlobs);
+  }
 
   get name(): string {
     return this.current.name;
@@ -32,8 +39,37 @@ export class BlobStore implements BlobDriver {
     this.fallback = null;
   }
 
-  put(key: string, source: BlobSource, opts?: { signal?: AbortSignal }) {
-    return this.current.put(key, source, opts);
+  async put(key: string, source: BlobSource, opts?: { signal?: AbortSignal }) {
+    await this.current.put(key, source, opts);
+    this.small.forget(key);
+  }
+
+  /** Objects of at most this many bytes are served by `readSmall`, from memory once read. */
+  get smallBlobLimit(): number {
+    return this.small.maxBlobBytes;
+  }
+
+  /**
+   * The whole object as bytes, for one of at most `smallBlobLimit` bytes whose `size` the
+   * caller knows (from its asset row); null when it does not exist. Read once, then kept
+   * in memory: a small GET then costs no file open, read and close. Throws when the stored
+   * object has another length, so a damaged blob is never served as the promised file.
+   */
+  async readSmall(key: string, size: number): Promise<Buffer | null> {
+    const held = this.small.get(key);
+    if (held && held.length === size) return held;
+    const stream = await this.get(key, size > 0 ? { range: { start: 0, end: size - 1 } } : undefined);
+    if (!stream) return null;
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      length += (chunk as Buffer).length;
+    }
+    if (length !== size) throw new Error(`blob ${key} holds ${length} bytes where ${size} were expected`);
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+    this.small.remember(key, bytes);
+    return bytes;
   }
   async get(key: string, opts?: { range?: ByteRange; signal?: AbortSignal }) {
     return (await this.current.get(key, opts)) ?? (this.fallback ? this.fallback.get(key, opts) : null);
@@ -51,6 +87,7 @@ export class BlobStore implements BlobDriver {
   async delete(key: string) {
     await this.current.delete(key);
     await this.fallback?.delete(key);
+    this.small.forget(key); // after: a read racing the delete may have just put it back
   }
   list(prefix?: string) {
     return this.current.list(prefix);

@@ -107,6 +107,15 @@ export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: 
   // Always bounded: a stream that knows its end reads min(remaining, highWaterMark) at a time,
   // so a 1 KiB file no longer allocates a 256 KiB buffer per GET (that garbage collapsed W1).
   const span = range ?? (asset.size > 0 ? { start: 0, end: asset.size - 1 } : null);
+  if (asset.size <= blobs.smallBlobLimit) {
+    const bytes = await blobs.readSmall(asset.blobKey, asset.size);
+    if (!bytes) throw notFound('file content is missing from the blob store');
+    const body = span ? bytes.subarray(span.start, span.end + 1) : bytes;
+    if (!out) return new Response(new Uint8Array(body), { status, headers });
+    out.writeHead(status, headers);
+    out.end(body);
+    return ALREADY_SENT();
+  }
   if (out && span) {
     const reader = await blobs.openReader(asset.blobKey);
     if (reader) {
