@@ -1,18 +1,22 @@
 #!/usr/bin/env node
 /**
  * W1 (BENCH.md): small anonymous GETs of a raw file, Trove against a plain
- * node:http server streaming the same file and nginx (sendfile), in the same run.
+ * node:http server streaming the same file and nginx (sendfile), in the same run: a 1 KiB and
+ * a 10 KiB raw file, a Maven pom and a maven-metadata.xml (BENCH.md's three kinds).
  * Server and references pinned to core 0, wrk to core 1; runs interleaved so drift
  * hits all three alike. Target: Trove >= 0.9x plain node.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { SMALL_FILES, publishSmallFiles } from './lib/small-get.mjs';
 import { tempDir } from './lib/files.mjs';
+import { publishSession } from './lib/publish.mjs';
 import { get } from './lib/net.mjs';
 import { cpuSeconds, resetPeak } from './lib/proc.mjs';
 import { startNginx, startNodeReference } from './lib/references.mjs';
 import { header, line, summary, verdict } from './lib/report.mjs';
 import { fmt, fmtRatio, mib, ratio, spread } from './lib/stats.mjs';
-import { ensureBuilt, startTrove } from './lib/trove.mjs';
+import { adminAuth, api, basicAuth, ensureBuilt, startTrove } from './lib/trove.mjs';
 import { wrk } from './lib/wrk.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -28,41 +32,42 @@ const nginx = await startNginx(dir);
 const rows = [];
 try {
   await publishSmallFiles(trove, dir, 'files', { anonymousRead: true });
+  const files = [...SMALL_FILES.map((f) => ({ ...f, label: f.name, trovePath: `raw/files/${f.name}` })), ...(await publishMaven(trove, dir))];
   const targets = {
-    trove: (f) => `${trove.url}/raw/files/${f}`,
-    node: (f) => `${node.url}/${f}`,
-    nginx: (f) => `${nginx.url}/${f}`,
+    trove: (f) => `${trove.url}/${f.trovePath}`,
+    node: (f) => `${node.url}/${f.name}`,
+    nginx: (f) => `${nginx.url}/${f.name}`,
   };
   resetPeak(trove.pid);
   const before = trove.memory();
-  for (const f of SMALL_FILES) {
+  for (const f of files) {
     for (const [who, url] of Object.entries(targets)) {
-      const r = await get(url(f.name));
-      if (r.status !== 200 || r.body.length !== f.bytes) throw new Error(`${who} answered ${r.status} with ${r.body.length} bytes for ${f.name}`);
-      await wrk(url(f.name), { seconds: 2, connections: CONNECTIONS }); // warm-up (JIT, page cache, prepared statements)
+      const r = await get(url(f));
+      if (r.status !== 200 || r.body.length !== f.bytes) throw new Error(`${who} answered ${r.status} with ${r.body.length} bytes for ${f.label}`);
+      await wrk(url(f), { seconds: 2, connections: CONNECTIONS }); // warm-up (JIT, page cache, prepared statements)
     }
     const rps = { trove: [], node: [], nginx: [] };
     const troveCpu = [];
     for (let i = 0; i < RUNS; i++) {
       for (const [who, url] of Object.entries(targets)) {
         const cpu0 = cpuSeconds(trove.pid);
-        const r = await wrk(url(f.name), { seconds: SECONDS, connections: CONNECTIONS });
+        const r = await wrk(url(f), { seconds: SECONDS, connections: CONNECTIONS });
         if (who === 'trove') troveCpu.push((100 * (cpuSeconds(trove.pid) - cpu0)) / SECONDS);
         if (r.non2xx || r.errors) throw new Error(`${who}: ${r.non2xx} non-2xx and ${r.errors} socket errors`);
         rps[who].push(r.rps);
       }
     }
     // Every run, and how busy the server was: a run far below the others with the server idle is a stall, not a figure.
-    line(`${f.name} runs: trove ${rps.trove.map((x) => x.toFixed(0)).join(' ')} (server CPU ${troveCpu.map((x) => x.toFixed(0) + '%').join(' ')}) | node ${rps.node.map((x) => x.toFixed(0)).join(' ')} | nginx ${rps.nginx.map((x) => x.toFixed(0)).join(' ')}`);
+    line(`${f.label} runs: trove ${rps.trove.map((x) => x.toFixed(0)).join(' ')} (server CPU ${troveCpu.map((x) => x.toFixed(0) + '%').join(' ')}) | node ${rps.node.map((x) => x.toFixed(0)).join(' ')} | nginx ${rps.nginx.map((x) => x.toFixed(0)).join(' ')}`);
     const s = Object.fromEntries(Object.entries(rps).map(([k, v]) => [k, spread(v)]));
     const vsNode = ratio(s.trove.median, s.node.median);
     const vsNginx = ratio(s.trove.median, s.nginx.median);
-    line(`${f.name.padEnd(14)} trove ${fmt(s.trove)} req/s | node:http ${fmt(s.node)} | nginx ${fmt(s.nginx)}`);
+    line(`${f.label.padEnd(14)} trove ${fmt(s.trove)} req/s | node:http ${fmt(s.node)} | nginx ${fmt(s.nginx)}`);
     line(`${' '.repeat(14)} trove/node ${fmtRatio(vsNode)} (target >= 0.90x: ${verdict(vsNode >= 0.9)}) | trove/nginx ${fmtRatio(vsNginx)}`);
     rows.push(
-      { name: `${f.name} req/s trove | node | nginx`, value: `${fmt(s.trove)} | ${fmt(s.node)} | ${fmt(s.nginx)}` },
-      { name: `${f.name} trove/node`, value: fmtRatio(vsNode), target: '>= 0.90x', verdict: verdict(vsNode >= 0.9) },
-      { name: `${f.name} trove/nginx`, value: fmtRatio(vsNginx) },
+      { name: `${f.label} req/s trove | node | nginx`, value: `${fmt(s.trove)} | ${fmt(s.node)} | ${fmt(s.nginx)}` },
+      { name: `${f.label} trove/node`, value: fmtRatio(vsNode), target: '>= 0.90x', verdict: verdict(vsNode >= 0.9) },
+      { name: `${f.label} trove/nginx`, value: fmtRatio(vsNginx) },
     );
   }
   const after = trove.memory();
@@ -73,3 +78,39 @@ try {
   clean();
 }
 summary({ id: 'W1', title: 'small GET, anonymous', rows });
+
+/**
+ * Deploys a pom and the artifact's maven-metadata.xml to an anonymous Maven repository, and
+ * writes the bytes Trove then serves at the same paths under `dir` for the references.
+ */
+async function publishMaven(trove, dir) {
+  const created = await api(trove.url, 'POST', '/api/repos', { auth: adminAuth(), body: { name: 'maven', format: 'maven', config: {}, anonymous_read: true } });
+  if (created.status !== 201) throw new Error(`creating the maven repo: ${created.status} ${JSON.stringify(created.body)}`);
+  const auth = { Authorization: basicAuth('ci', await publishSession(trove.url, 'maven')) };
+  const base = 'com/example/bench/bench-lib';
+  const pom = `<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example.bench</groupId>
+  <artifactId>bench-lib</artifactId>
+  <version>1.0.0</version>
+  <packaging>jar</packaging>
+  <description>${'A library the W1 benchmark reads. '.repeat(40)}</description>
+</project>
+`;
+  const metadata = `<?xml version="1.0" encoding="UTF-8"?>
+<metadata><groupId>com.example.bench</groupId><artifactId>bench-lib</artifactId><versioning><latest>1.0.0</latest><release>1.0.0</release><versions><version>1.0.0</version></versions><lastUpdated>20261123000000</lastUpdated></versioning></metadata>
+`;
+  const out = [];
+  for (const [path, body] of [[`${base}/1.0.0/bench-lib-1.0.0.pom`, pom], [`${base}/maven-metadata.xml`, metadata]]) {
+    const put = await fetch(`${trove.url}/maven/maven/${path}`, { method: 'PUT', headers: auth, body });
+    if (put.status !== 201 && put.status !== 200) throw new Error(`deploying ${path}: ${put.status} ${await put.text()}`);
+    const served = await get(`${trove.url}/maven/maven/${path}`);
+    if (served.status !== 200) throw new Error(`reading ${path} back: ${served.status}`);
+    const name = `maven/${path}`;
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), served.body);
+    out.push({ name, label: path.endsWith('.pom') ? 'maven pom' : 'maven-metadata', bytes: served.body.length, trovePath: `maven/maven/${path}` });
+  }
+  return out;
+}
