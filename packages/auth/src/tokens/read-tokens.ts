@@ -29,6 +29,13 @@ export const readTokenJson = (t: ReadTokenRow) => ({
 export class ReadTokenStore {
   /** Prepared once: `verify` runs on every artifact GET made with a token (bench W2). */
   private readonly byIdStmt;
+  /**
+   * Rows already read, by id. A row never changes after creation but for `lastUsedAt`, which
+   * `verify` writes itself, and it leaves only through `remove` (or its user's deletion, which
+   * `verify` sees through the user lookup), so this process's copy cannot go stale. It saves a
+   * query on every GET; only the row is kept, never the secret, and each use still hashes it.
+   */
+  private readonly rows = new Map<string, ReadTokenRow>();
 
   constructor(private readonly ctx: CoreContext) {
     this.byIdStmt = ctx.db.select().from(readTokens).where(eq(readTokens.id, sql.placeholder('id'))).prepare();
@@ -60,7 +67,7 @@ export class ReadTokenStore {
   verify(token: string): { row: ReadTokenRow; user: UserRow } | null {
     const parsed = parseReadToken(token);
     if (!parsed) return null;
-    const row = this.byIdStmt.get({ id: parsed.id });
+    const row = this.rows.get(parsed.id) ?? this.remember(this.byIdStmt.get({ id: parsed.id }));
     if (!row || !sameHash(sha256hex(parsed.secret), row.secretHash)) return null;
     const now = Date.now();
     if (row.expiresAt && row.expiresAt.getTime() <= now) return null;
@@ -68,6 +75,7 @@ export class ReadTokenStore {
     if (!user || user.disabled || user.kind !== 'local') return null;
     if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= LAST_USED_EVERY_MS) {
       this.ctx.db.update(readTokens).set({ lastUsedAt: new Date(now) }).where(eq(readTokens.id, row.id)).run();
+      row.lastUsedAt = new Date(now);
     }
     return { row, user };
   }
@@ -78,6 +86,15 @@ export class ReadTokenStore {
   }
 
   remove(userId: string, id: string): boolean {
-    return this.ctx.db.delete(readTokens).where(and(eq(readTokens.id, id), eq(readTokens.userId, userId))).run().changes > 0;
+    const removed = this.ctx.db.delete(readTokens).where(and(eq(readTokens.id, id), eq(readTokens.userId, userId))).run().changes > 0;
+    if (removed) this.rows.delete(id);
+    return removed;
+  }
+
+  private remember(row: ReadTokenRow | undefined): ReadTokenRow | undefined {
+    if (!row) return undefined;
+    if (this.rows.size >= 10_000) this.rows.clear(); // a bound, not an eviction policy: rows are cheap to read again
+    this.rows.set(row.id, row);
+    return row;
   }
 }
