@@ -53,7 +53,10 @@ try {
         const cpu0 = cpuSeconds(trove.pid);
         const r = await wrk(url(f), { seconds: SECONDS, connections: CONNECTIONS });
         if (who === 'trove') troveCpu.push((100 * (cpuSeconds(trove.pid) - cpu0)) / SECONDS);
-        if (r.non2xx || r.errors) throw new Error(`${who}: ${r.non2xx} non-2xx and ${r.errors} socket errors`);
+        if (r.non2xx) throw new Error(`${who}: ${r.non2xx} non-2xx answers`);
+        // A few socket timeouts happen when another process takes the pinned core; a run that mostly failed is no figure.
+        if (r.errors > r.requests / 100) throw new Error(`${who}: ${r.errors} socket errors in ${r.requests} requests`);
+        if (r.errors) line(`${who}: ${r.errors} socket errors in ${r.requests} requests (machine busy)`);
         rps[who].push(r.rps);
       }
     }
