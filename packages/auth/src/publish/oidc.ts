@@ -1,7 +1,7 @@
-import { decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import { forbidden, unauthorized } from '@trove/core';
 import type { TrustRow } from './schema.js';
-import { toInput, type TrustStore } from './trusts.js';
+import { jose, toInput, type TrustStore } from './trusts.js';
 
 /** Asymmetric algorithms only: a key set never doubles as an HMAC secret, and `none` is never valid. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
@@ -31,6 +31,7 @@ const fail = (why: string) => unauthorized(`CI identity token refused: ${why}`, 
  * verified token whose claims or repository no policy allows gets 403.
  */
 export async function matchCiToken(store: TrustStore, token: string, repo: string): Promise<CiMatch> {
+  const { decodeJwt, jwtVerify } = await jose();
   let iss: string | undefined;
   try {
     iss = decodeJwt(token).iss;
@@ -48,7 +49,7 @@ export async function matchCiToken(store: TrustStore, token: string, repo: strin
     const policy = toInput(trust);
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, store.keySet(trust), {
+      ({ payload } = await jwtVerify(token, await store.keySet(trust), {
         issuer: policy.issuer,
         audience: policy.audience,
         algorithms: ALGORITHMS,

@@ -19,7 +19,7 @@ export function trustRoutes(ctx: CoreContext, trusts: TrustStore, sessions: Sess
 
   app.post('/publish/trusts', async (c) => {
     const by = admin(c);
-    const row = trusts.create(parseTrust(await body(ctx, c)));
+    const row = trusts.create(await parseTrust(await body(ctx, c)));
     ctx.log.info({ trust: row.id, name: row.name, by: by.username }, 'trust policy created');
     return c.json(trustJson(row), 201);
   });
@@ -33,7 +33,7 @@ export function trustRoutes(ctx: CoreContext, trusts: TrustStore, sessions: Sess
     const by = admin(c);
     const before = trusts.get(c.req.param('id'));
     const old = toInput(before);
-    const next = parseTrust(await body(ctx, c), old);
+    const next = await parseTrust(await body(ctx, c), old);
     const row = trusts.update(before.id, next);
     let closed = 0;
     if (changesIdentity(old, next)) closed = sessions.closeForTrust(row.id, 'trust policy changed');

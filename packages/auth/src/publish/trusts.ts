@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
-import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
 import { badRequest, conflict, notFound, REPO_NAME, type CoreContext } from '@trove/core';
 import { newId } from './crypto.js';
 import { trusts, type TrustRow } from './schema.js';
@@ -16,6 +16,10 @@ export interface TrustInput {
 
 /** Fields whose change ends the policy's open sessions (SPEC "Publish session" state table). */
 const IDENTITY_FIELDS = ['issuer', 'audience', 'claims', 'jwks', 'repos'] as const;
+
+/** jose (46 modules) is needed only when a policy is saved or a CI token checked: loaded then, not at start. */
+let joseModule: Promise<typeof import('jose')> | undefined;
+export const jose = () => (joseModule ??= import('jose'));
 
 const isHttpUrl = (s: string) => /^https?:\/\//i.test(s);
 
@@ -35,7 +39,7 @@ function jwksUrl(s: string): URL {
   return url;
 }
 
-function checkJwks(jwks: string): void {
+async function checkJwks(jwks: string): Promise<void> {
   if (isHttpUrl(jwks.trim())) {
     jwksUrl(jwks.trim());
     return;
@@ -53,6 +57,7 @@ function checkJwks(jwks: string): void {
     if (!k || typeof k !== 'object' || !['RSA', 'EC', 'OKP'].includes(String(k.kty))) throw badRequest('jwks keys must be public RSA, EC or OKP keys');
     if ('d' in k) throw badRequest('jwks must hold public keys only');
   }
+  const { createLocalJWKSet } = await jose();
   createLocalJWKSet(parsed as never);
 }
 
@@ -82,7 +87,7 @@ function parseRepos(v: unknown): string[] {
 }
 
 /** Validates a whole input (POST) or the fields present (PATCH), merged over `base`. */
-export function parseTrust(body: Record<string, unknown>, base?: TrustInput): TrustInput {
+export async function parseTrust(body: Record<string, unknown>, base?: TrustInput): Promise<TrustInput> {
   const has = (k: string) => base === undefined || k in body;
   const out: TrustInput = base ? { ...base } : ({ disabled: false } as TrustInput);
   if (has('name')) out.name = str(body.name, 'name', 200);
@@ -91,7 +96,7 @@ export function parseTrust(body: Record<string, unknown>, base?: TrustInput): Tr
   if (has('claims')) out.claims = parseClaims(body.claims);
   if (has('jwks')) {
     out.jwks = str(body.jwks, 'jwks', 256 * 1024);
-    checkJwks(out.jwks);
+    await checkJwks(out.jwks);
   }
   if (has('repos')) out.repos = parseRepos(body.repos);
   if ('disabled' in body) {
@@ -180,7 +185,8 @@ export class TrustStore {
     return this.list().filter((t) => !t.disabled && t.issuer === issuer);
   }
 
-  keySet(row: TrustRow): JWTVerifyGetKey {
+  async keySet(row: TrustRow): Promise<JWTVerifyGetKey> {
+    const { createLocalJWKSet, createRemoteJWKSet } = await jose();
     const version = row.updatedAt.getTime();
     const hit = this.keySets.get(row.id);
     if (hit && hit.version === version && hit.jwks === row.jwks) return hit.get;
