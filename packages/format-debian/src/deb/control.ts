@@ -1,7 +1,6 @@
 import { open } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { extract } from 'tar-stream';
 import { listArMembers, ArchiveError } from './ar.js';
 import { ByteLimit, decompressorFor } from './decompress.js';
 
@@ -39,6 +38,8 @@ export async function readControlFile(path: string, size: number): Promise<strin
   if (member.size > CONTROL_LIMITS.member) throw new ArchiveError(`control member is larger than ${CONTROL_LIMITS.member} bytes`);
   if (member.size === 0) throw new ArchiveError('control member is empty');
 
+  // Loaded with the first upload, not at start.
+  const { extract } = await import('tar-stream');
   const source = createReadStream(path, { start: member.offset, end: member.offset + member.size - 1 });
   const tar = extract();
   // pipeline() destroys every stage with the first error; streamx re-emits it, after pipeline stopped listening.
@@ -67,7 +68,7 @@ export async function readControlFile(path: string, size: number): Promise<strin
     stream.resume();
   });
   try {
-    await pipeline(source, decompressorFor(suffix) as any, new ByteLimit(CONTROL_LIMITS.tar, 'decompressed control member'), tar);
+    await pipeline(source, (await decompressorFor(suffix)) as any, new ByteLimit(CONTROL_LIMITS.tar, 'decompressed control member'), tar);
   } catch (err) {
     if (err instanceof ArchiveError) throw err;
     throw new ArchiveError(`unreadable control member ${member.name}: ${(err as Error).message}`);

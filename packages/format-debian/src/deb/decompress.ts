@@ -1,7 +1,10 @@
 import { Transform, Readable, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { Decompress as ZstdDecompress } from 'fzstd';
+import type { Decompress as ZstdDecompress } from 'fzstd';
 import { ArchiveError } from './ar.js';
+
+/** Loaded with the first zstd member (most packages use xz or gzip), not at start. */
+let fzstd: Promise<typeof import('fzstd')> | undefined;
 
 /** Largest zstd window accepted: fzstd allocates the declared window up front, so a crafted header could ask for 2 GiB. */
 const MAX_ZSTD_WINDOW = 8 * 1024 * 1024;
@@ -28,10 +31,14 @@ export class ByteLimit extends Transform {
  * (by ZstdFrames) before the bytes that hold it reach the decoder, not only the first one.
  */
 class ZstdStream extends Transform {
-  private readonly dec = new ZstdDecompress((data) => {
-    this.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-  });
+  private readonly dec: ZstdDecompress;
   private readonly frames = new ZstdFrames();
+  constructor(Decompress: typeof ZstdDecompress) {
+    super();
+    this.dec = new Decompress((data) => {
+      this.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    });
+  }
   override _transform(chunk: Buffer, _e: BufferEncoding, cb: TransformCallback): void {
     try {
       this.frames.feed(chunk);
@@ -129,14 +136,14 @@ class ZstdFrames {
 type Stage = Transform | ((source: AsyncIterable<Buffer>) => AsyncIterable<Uint8Array>);
 
 /** The decompression stage for a control member's suffix (deb(5): none, .gz, .xz, .zst), for use inside one pipeline. */
-export function decompressorFor(suffix: string): Stage {
+export async function decompressorFor(suffix: string): Promise<Stage> {
   switch (suffix) {
     case '':
       return new Transform({ transform: (c, _e, cb) => cb(null, c) });
     case '.gz':
       return createGunzip();
     case '.zst':
-      return new ZstdStream();
+      return new ZstdStream((await (fzstd ??= import('fzstd'))).Decompress);
     case '.xz':
       return xzStage;
     default:
