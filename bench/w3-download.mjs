@@ -4,11 +4,14 @@
  * nginx (sendfile), in the same run, curl pinned to core 1; then 256 MiB to a client
  * limited to 20 MB/s (curl --limit-rate 20M), sampling Trove's RSS all along.
  * Targets: >= 0.8x plain node; RSS growth <= 64 MiB, flat for the slow client.
+ * Also prints each server's CPU seconds per GiB (all threads), steadier than throughput on
+ * this shared machine.
  */
 import { join } from 'node:path';
 import { curlDownload, curlUpload } from './lib/curl.mjs';
 import { makeFile, tempDir } from './lib/files.mjs';
 import { flatness, withMemory } from './lib/memory.mjs';
+import { cpuSeconds } from './lib/proc.mjs';
 import { startNginx, startNodeReference } from './lib/references.mjs';
 import { publishSession } from './lib/publish.mjs';
 import { header, line, summary, verdict } from './lib/report.mjs';
@@ -45,9 +48,12 @@ try {
   for (const { url } of Object.values(servers)) await curlDownload(url); // warm-up: page cache, JIT
   const mibps = { trove: [], node: [], nginx: [] };
   const growth = { trove: [], node: [], nginx: [] };
+  const cpu = { trove: [], node: [], nginx: [] };
   for (let i = 0; i < RUNS; i++) {
     for (const [who, { s, url }] of Object.entries(servers)) {
+      const cpuBefore = cpuSeconds(s.pid);
       const m = await withMemory(s, () => curlDownload(url));
+      cpu[who].push((cpuSeconds(s.pid) - cpuBefore) / (BIG / 1024 ** 3));
       if (m.result.status !== 200 || m.result.downloaded !== BIG) throw new Error(`${who}: ${m.result.status}, ${m.result.downloaded} bytes`);
       mibps[who].push(mib(BIG) / m.result.seconds);
       growth[who].push(mib(m.growth));
@@ -55,16 +61,19 @@ try {
   }
   const t = Object.fromEntries(Object.entries(mibps).map(([k, v]) => [k, spread(v)]));
   const g = Object.fromEntries(Object.entries(growth).map(([k, v]) => [k, spread(v)]));
+  const c = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, spread(v)]));
   const vsNode = ratio(t.trove.median, t.node.median);
   const vsNginx = ratio(t.trove.median, t.nginx.median);
   const worstGrowth = g.trove.max;
   line(`1 GiB   trove ${fmt(t.trove)} MiB/s | node pipeline ${fmt(t.node)} | nginx sendfile ${fmt(t.nginx)}`);
   line(`        trove/node ${fmtRatio(vsNode)} (target >= 0.80x: ${verdict(vsNode >= 0.8)}) | trove/nginx ${fmtRatio(vsNginx)}`);
+  line(`        server CPU s/GiB: trove ${fmt(c.trove, 2)} | node ${fmt(c.node, 2)} | nginx ${fmt(c.nginx, 2)}`);
   line(`        RSS growth MiB: trove ${fmt(g.trove, 1)} (target <= ${LIMIT_MiB}: ${verdict(worstGrowth <= LIMIT_MiB)}) | node ${fmt(g.node, 1)} | nginx ${fmt(g.nginx, 1)}`);
   rows.push(
     { name: '1 GiB MiB/s trove | node | nginx', value: `${fmt(t.trove)} | ${fmt(t.node)} | ${fmt(t.nginx)}` },
     { name: '1 GiB trove/node', value: fmtRatio(vsNode), target: '>= 0.80x', verdict: verdict(vsNode >= 0.8) },
     { name: '1 GiB trove/nginx', value: fmtRatio(vsNginx) },
+    { name: '1 GiB server CPU s/GiB trove | node | nginx', value: `${fmt(c.trove, 2)} | ${fmt(c.node, 2)} | ${fmt(c.nginx, 2)}` },
     { name: '1 GiB RSS growth MiB trove | node | nginx', value: `${fmt(g.trove, 1)} | ${fmt(g.node, 1)} | ${fmt(g.nginx, 1)}`, target: `<= ${LIMIT_MiB}`, verdict: verdict(worstGrowth <= LIMIT_MiB) },
   );
 
