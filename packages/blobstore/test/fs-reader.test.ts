@@ -1,33 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BlobStore, contentKey, fsDriver } from '../src/index.js';
+import { eventually } from '../src/testing/eventually.js';
+import { openUnder } from '../src/testing/open-files.js';
 
 const keyOf = (b: Buffer) => contentKey(createHash('sha256').update(b).digest('hex'));
-
-/** Paths this process holds open under `root` (Linux: /proc/self/fd). */
-function openUnder(root: string): string[] {
-  const paths: string[] = [];
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      const p = readlinkSync(`/proc/self/fd/${fd}`);
-      if (p.startsWith(root)) paths.push(p);
-    } catch {
-      // the fd readdir itself used is gone by now
-    }
-  }
-  return paths;
-}
-
-async function eventually(check: () => boolean, what: string, ms = 5000) {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 async function stored(b: Buffer) {
   const root = mkdtempSync(join(tmpdir(), 'trove-fs-reader-'));

@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Spool, UploadIncompleteError, UploadTooLargeError } from '../src/index.js';
+import { eventually } from '../src/testing/eventually.js';
+import { openUnder } from '../src/testing/open-files.js';
 
 /** The spool writes in batches of 1 MiB (spool.ts); these bodies cross several batch edges. */
 const MiB = 1024 * 1024;
@@ -15,28 +17,6 @@ const newSpool = async () => {
   return s;
 };
 const chunks = (b: Buffer, size: number) => Readable.from(Array.from({ length: Math.ceil(b.length / size) }, (_, i) => b.subarray(i * size, (i + 1) * size)));
-
-/** Files this process holds open under `dir` (Linux: /proc/self/fd). */
-function openUnder(dir: string): string[] {
-  const paths: string[] = [];
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      const p = readlinkSync(`/proc/self/fd/${fd}`);
-      if (p.startsWith(dir)) paths.push(p);
-    } catch {
-      // the fd readdir itself used is gone by now
-    }
-  }
-  return paths;
-}
-
-async function eventually(check: () => boolean, what: string, ms = 5000) {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('upload spool: batched writes', () => {
   it('keeps every byte in order across batch edges, whatever the chunk size', async () => {

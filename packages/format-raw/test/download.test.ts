@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readlinkSync, truncateSync } from 'node:fs';
+import { truncateSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreContext } from '@trove/core';
+import { eventually } from '@trove/blobstore/testing/eventually';
+import { openUnder } from '@trove/blobstore/testing/open-files';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { staticResolver, basic } from '@trove/core/testing/resolver';
 import { rawFormat } from '../src/index.js';
@@ -39,27 +41,7 @@ const blobPath = (b: Buffer) => {
 };
 
 /** Blob files this process (the test server runs in it) holds open. */
-function openBlobs(): string[] {
-  const root = join(s.dataDir, 'blobs');
-  const paths: string[] = [];
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      const p = readlinkSync(`/proc/self/fd/${fd}`);
-      if (p.startsWith(root)) paths.push(p);
-    } catch {
-      // the fd readdir itself used is gone by now
-    }
-  }
-  return paths;
-}
-
-async function eventually(check: () => boolean, what: string, ms = 5000) {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const openBlobs = () => openUnder(join(s.dataDir, 'blobs'));
 
 /** A GET with node:http, so the test can stop reading, leave, or see a cut-off body. */
 function rawGet(path: string): Promise<{ req: ReturnType<typeof request>; res: IncomingMessage }> {

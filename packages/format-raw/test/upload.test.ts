@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreContext } from '@trove/core';
+import { eventually } from '@trove/blobstore/testing/eventually';
+import { openUnder } from '@trove/blobstore/testing/open-files';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { staticResolver, basic } from '@trove/core/testing/resolver';
 import { rawFormat } from '../src/index.js';
@@ -23,27 +25,8 @@ async function rawServer() {
   });
 }
 
-/** Files under the data directory this process (the test server runs in it) holds open. */
-function openUnderData(): string[] {
-  const paths: string[] = [];
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      const p = readlinkSync(`/proc/self/fd/${fd}`);
-      if (p.startsWith(s.dataDir) && !p.endsWith('.db') && !p.includes('.db-')) paths.push(p);
-    } catch {
-      // the fd readdir itself used is gone by now
-    }
-  }
-  return paths;
-}
-
-async function eventually(check: () => boolean, what: string, ms = 5000) {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Files under the data directory, but the SQLite database, this process (the test server runs in it) holds open. */
+const openUnderData = () => openUnder(s.dataDir).filter((p) => !p.endsWith('.db') && !p.includes('.db-'));
 
 describe('raw format: big uploads through the spool', () => {
   it('stores a body of several write batches byte for byte, sent with Content-Length or chunked', async () => {

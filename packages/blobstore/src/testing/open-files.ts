@@ -1,0 +1,19 @@
+import { readdirSync, readlinkSync } from 'node:fs';
+
+/**
+ * Paths under `root` that this process holds open (Linux: /proc/self/fd).
+ * Tests use it to prove a spool or blob file is released; a test server runs
+ * in the test's own process, so its files count too.
+ */
+export function openUnder(root: string): string[] {
+  const paths: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const p = readlinkSync(`/proc/self/fd/${fd}`);
+      if (p.startsWith(root)) paths.push(p);
+    } catch {
+      // the fd readdir itself used is gone by now
+    }
+  }
+  return paths;
+}
