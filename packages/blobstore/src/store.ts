@@ -50,10 +50,11 @@ export class BlobStore implements BlobDriver {
   }
 
   /**
-   * The whole object as bytes, for one of at most `smallBlobLimit` bytes whose `size` the
-   * caller knows (from its asset row); null when it does not exist. Read once, then kept
-   * in memory: a small GET then costs no file open, read and close. Throws when the stored
-   * object has another length, so a damaged blob is never served as the promised file.
+   * The whole object as bytes, for one small enough to hold in memory whose `size` the caller
+   * knows (from its asset row); null when it does not exist. One of at most `smallBlobLimit`
+   * bytes is kept in memory once read: a small GET then costs no file open, read and close.
+   * Throws when the stored object has another length, so a damaged blob is never served as
+   * the promised file.
    */
   async readSmall(key: string, size: number): Promise<Buffer | null> {
     const held = this.small.get(key);

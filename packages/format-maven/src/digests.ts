@@ -52,13 +52,11 @@ export async function hashStream(stream: Readable, algorithm: string): Promise<s
   return h.digest('hex');
 }
 
-/** Reads a small stored file (checksums, metadata) into memory. */
+/** A small stored file (checksums, metadata) as bytes, through the blob store's small-blob cache. */
 export async function readSmall(blobs: BlobStore, asset: AssetRow): Promise<Buffer> {
-  const stream = await blobs.get(asset.blobKey);
-  if (!stream) throw notFound('file content is missing from the blob store');
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
+  const bytes = await blobs.readSmall(asset.blobKey, asset.size);
+  if (!bytes) throw notFound('file content is missing from the blob store');
+  return bytes;
 }
 
 /**
