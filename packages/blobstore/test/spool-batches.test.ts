@@ -1,22 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Spool, UploadIncompleteError, UploadTooLargeError } from '../src/index.js';
+import { UploadIncompleteError, UploadTooLargeError } from '../src/index.js';
 import { eventually } from '../src/testing/eventually.js';
 import { openUnder } from '../src/testing/open-files.js';
+import { chunks, endlessBody, newSpool } from './spool-fixtures.js';
 
 /** The spool writes in batches of 1 MiB (spool.ts); these bodies cross several batch edges. */
 const MiB = 1024 * 1024;
-
-const newSpool = async () => {
-  const s = new Spool(mkdtempSync(join(tmpdir(), 'trove-spool-batches-')));
-  await s.init();
-  return s;
-};
-const chunks = (b: Buffer, size: number) => Readable.from(Array.from({ length: Math.ceil(b.length / size) }, (_, i) => b.subarray(i * size, (i + 1) * size)));
 
 describe('upload spool: batched writes', () => {
   it('keeps every byte in order across batch edges, whatever the chunk size', async () => {
@@ -49,15 +41,9 @@ describe('upload spool: batched writes', () => {
 
   it('stops at the limit several batches in, keeping no file and no open descriptor', async () => {
     const s = await newSpool();
-    let produced = 0;
-    const endless = new Readable({
-      read() {
-        produced += 65536;
-        this.push(randomBytes(65536));
-      },
-    });
-    await expect(s.receive(endless, { maxBytes: 3 * MiB + 5 })).rejects.toBeInstanceOf(UploadTooLargeError);
-    expect(produced).toBeLessThan(8 * MiB);
+    const endless = endlessBody();
+    await expect(s.receive(endless.stream, { maxBytes: 3 * MiB + 5 })).rejects.toBeInstanceOf(UploadTooLargeError);
+    expect(endless.produced).toBeLessThan(8 * MiB);
     expect(readdirSync(s.dir)).toEqual([]);
     await eventually(() => openUnder(s.dir).length === 0, 'the spool file is closed');
   });

@@ -5,13 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Spool, UploadIncompleteError, UploadTooLargeError } from '../src/index.js';
-
-const newSpool = async () => {
-  const s = new Spool(mkdtempSync(join(tmpdir(), 'trove-spool-')));
-  await s.init();
-  return s;
-};
-const chunks = (b: Buffer, size = 4096) => Readable.from(Array.from({ length: Math.ceil(b.length / size) }, (_, i) => b.subarray(i * size, (i + 1) * size)));
+import { chunks, endlessBody, newSpool } from './spool-fixtures.js';
 
 describe('upload spool', () => {
   it('writes the body and hashes it in one pass', async () => {
@@ -29,15 +23,9 @@ describe('upload spool', () => {
 
   it('fails as soon as the limit is crossed and keeps nothing', async () => {
     const s = await newSpool();
-    let produced = 0;
-    const endless = new Readable({
-      read() {
-        produced += 65536;
-        this.push(Buffer.alloc(65536));
-      },
-    });
-    await expect(s.receive(endless, { maxBytes: 200_000 })).rejects.toBeInstanceOf(UploadTooLargeError);
-    expect(produced).toBeLessThan(1_000_000);
+    const endless = endlessBody();
+    await expect(s.receive(endless.stream, { maxBytes: 200_000 })).rejects.toBeInstanceOf(UploadTooLargeError);
+    expect(endless.produced).toBeLessThan(1_000_000);
     expect(readdirSync(s.dir)).toEqual([]);
   });
 
