@@ -4,6 +4,7 @@ import type { Permission, User } from '../../api/types';
 import { ConfirmButton } from '../../components/confirm-button';
 import { PagedList } from '../../components/paged-list';
 import { ErrorMessage } from '../../components/states';
+import { useAction } from '../../use-action';
 import { usePaged } from '../../use-paged';
 
 /** Who may read or write a repository (`write` includes `read`). */
@@ -13,18 +14,13 @@ export function PermissionsSection({ repo }: { repo: string }) {
   const users = usePaged<User>('/api/users', 200);
   const [username, setUsername] = useState('');
   const [level, setLevel] = useState<'read' | 'write'>('read');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
-  const set = async (u: string, l: 'read' | 'write') => {
-    setError('');
-    try {
+  const set = (u: string, l: 'read' | 'write') =>
+    run(async () => {
       await put(`${base}/${enc(u)}`, { level: l });
       list.reload();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+    });
   const granted = new Set(list.items.map((p) => p.username));
   return (
     <section className="card" aria-labelledby="perm-h">
@@ -48,13 +44,10 @@ export function PermissionsSection({ repo }: { repo: string }) {
                     label="Remove"
                     confirm={`Remove ${p.username}`}
                     onConfirm={async () => {
-                      setError('');
-                      try {
+                      await run(async () => {
                         await del(`${base}/${enc(p.username)}`);
                         list.reload();
-                      } catch (e) {
-                        setError((e as Error).message);
-                      }
+                      });
                     }}
                   />
                 </span>
@@ -68,10 +61,8 @@ export function PermissionsSection({ repo }: { repo: string }) {
         aria-label="Grant access"
         onSubmit={async (e) => {
           e.preventDefault();
-          setBusy(true);
           await set(username.trim(), level);
           setUsername('');
-          setBusy(false);
         }}
       >
         <div className="field">

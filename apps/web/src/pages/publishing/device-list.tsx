@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { del, enc } from '../../api/client';
 import type { Device } from '../../api/types';
 import { ConfirmButton } from '../../components/confirm-button';
@@ -7,12 +6,13 @@ import { PagedList } from '../../components/paged-list';
 import { ErrorMessage } from '../../components/states';
 import { Table } from '../../components/table';
 import { useMe } from '../../session';
+import { useAction } from '../../use-action';
 import { usePaged } from '../../use-paged';
 
 export function DeviceList() {
   const me = useMe();
   const list = usePaged<Device>('/api/devices');
-  const [error, setError] = useState('');
+  const { error, run } = useAction();
   const others = me?.is_admin && list.items.some((d) => d.user && d.user !== me.username);
   return (
     <section aria-labelledby="devices-h">
@@ -41,13 +41,10 @@ export function DeviceList() {
                     label="Revoke"
                     confirm={`Revoke ${d.name}`}
                     onConfirm={async () => {
-                      setError('');
-                      try {
+                      await run(async () => {
                         await del(`/api/devices/${enc(d.id)}`);
                         list.reload();
-                      } catch (e) {
-                        setError((e as Error).message);
-                      }
+                      });
                     }}
                   />
                 </td>

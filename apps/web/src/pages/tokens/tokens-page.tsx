@@ -8,6 +8,7 @@ import { PagedList } from '../../components/paged-list';
 import { ErrorMessage } from '../../components/states';
 import { SecretOnce } from '../../components/secret-once';
 import { Table } from '../../components/table';
+import { useAction } from '../../use-action';
 import { usePaged } from '../../use-paged';
 import { useMe } from '../../session';
 import { CreateToken } from './create-token';
@@ -17,7 +18,7 @@ export function TokensPage() {
   const me = useMe();
   const list = usePaged<ReadToken>('/api/tokens');
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
-  const [error, setError] = useState('');
+  const { error, run } = useAction();
   return (
     <section>
       <h1 tabIndex={-1}>Read tokens</h1>
@@ -58,13 +59,10 @@ export function TokensPage() {
                     label="Delete"
                     confirm={`Delete ${t.name}`}
                     onConfirm={async () => {
-                      setError('');
-                      try {
+                      await run(async () => {
                         await del(`/api/tokens/${enc(t.id)}`);
                         list.reload();
-                      } catch (e) {
-                        setError((e as Error).message);
-                      }
+                      });
                     }}
                   />
                 </td>
