@@ -4,34 +4,26 @@ import type { User } from '../../api/types';
 import { Time } from '../../components/format';
 import { ErrorMessage, Notice } from '../../components/states';
 import { useMe } from '../../session';
+import { useAction } from '../../use-action';
 
 /** One user with the admin's actions: enable/disable, admin flag, email, reset password. */
 export function UserRow({ user, onChange }: { user: User; onChange(): void }) {
   const me = useMe();
   const self = me?.username === user.username;
-  const [error, setError] = useState('');
+  const { busy, error, run } = useAction();
   const [notice, setNotice] = useState('');
   const [resetting, setResetting] = useState(false);
   const [editingEmail, setEditingEmail] = useState(false);
   const [email, setEmail] = useState(user.email);
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
 
-  const change = async (body: Record<string, unknown>, done: string) => {
-    setBusy(true);
-    setError('');
+  const change = (body: Record<string, unknown>, done: string) => {
     setNotice('');
-    try {
+    return run(async () => {
       await patch(`/api/users/${enc(user.username)}`, body);
       setNotice(done);
       onChange();
-      return true;
-    } catch (e) {
-      setError((e as Error).message);
-      return false;
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
