@@ -3,12 +3,11 @@ import { truncateSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CoreContext } from '@trove/core';
 import { eventually } from '@trove/blobstore/testing/eventually';
 import { openUnder } from '@trove/blobstore/testing/open-files';
-import { startTestServer, type TestServer } from '@trove/core/testing/server';
-import { staticResolver, basic } from '@trove/core/testing/resolver';
-import { rawFormat } from '../src/index.js';
+import type { TestServer } from '@trove/core/testing/server';
+import { basic } from '@trove/core/testing/resolver';
+import { startFilesServer } from './files-server.js';
 
 /** Big downloads are sent through two reused buffers of this size (serve-blob.ts); sizes around it are the edge cases. */
 const CHUNK = 256 * 1024;
@@ -16,17 +15,9 @@ const CHUNK = 256 * 1024;
 let s: TestServer;
 afterEach(() => s?.close());
 
-async function rawServer() {
-  s = await startTestServer({
-    formats: [rawFormat],
-    setup: async (ctx: CoreContext) => {
-      await ctx.repos.create({ name: 'files', format: 'raw', anonymous_read: true });
-      ctx.credentials.resolver = staticResolver({
-        pub: { type: 'publish', grant: { sessionId: 's-files', repo: 'files', proof: 'oidc', user: null, actor: 'ci' } },
-      });
-    },
-  });
-}
+const rawServer = async () => {
+  s = await startFilesServer();
+};
 
 async function put(path: string, body: Buffer) {
   const r = await fetch(`${s.url}/raw/files/${path}`, { method: 'PUT', body, headers: { Authorization: basic('pub') } });

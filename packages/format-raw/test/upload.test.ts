@@ -3,29 +3,20 @@ import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CoreContext } from '@trove/core';
 import { eventually } from '@trove/blobstore/testing/eventually';
 import { openUnder } from '@trove/blobstore/testing/open-files';
-import { startTestServer, type TestServer } from '@trove/core/testing/server';
-import { staticResolver, basic } from '@trove/core/testing/resolver';
-import { rawFormat } from '../src/index.js';
+import type { TestServer } from '@trove/core/testing/server';
+import { basic } from '@trove/core/testing/resolver';
+import { startFilesServer } from './files-server.js';
 
 let s: TestServer;
 afterEach(() => s?.close());
 
-async function rawServer() {
-  s = await startTestServer({
-    formats: [rawFormat],
-    setup: async (ctx: CoreContext) => {
-      await ctx.repos.create({ name: 'files', format: 'raw', anonymous_read: true });
-      ctx.credentials.resolver = staticResolver({
-        pub: { type: 'publish', grant: { sessionId: 's-files', repo: 'files', proof: 'oidc', user: null, actor: 'ci' } },
-      });
-    },
-  });
-}
+const rawServer = async () => {
+  s = await startFilesServer();
+};
 
-/** Files under the data directory, but the SQLite database, this process (the test server runs in it) holds open. */
+/** Files under the data directory, other than the SQLite database, that this process (the test server runs in it) holds open. */
 const openUnderData = () => openUnder(s.dataDir).filter((p) => !p.endsWith('.db') && !p.includes('.db-'));
 
 describe('raw format: big uploads through the spool', () => {
