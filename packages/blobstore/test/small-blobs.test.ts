@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readlinkSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BlobStore, contentKey, fsDriver, SmallBlobCache } from '../src/index.js';
+import { openUnder } from '../src/testing/open-files.js';
 
 const keyOf = (b: Buffer) => contentKey(createHash('sha256').update(b).digest('hex'));
 
@@ -19,14 +20,6 @@ async function storeWith(...blobs: Buffer[]) {
 }
 
 const fileOf = (root: string, key: string) => join(root, ...key.split('/'));
-const openUnder = (root: string) =>
-  readdirSync('/proc/self/fd').filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(root);
-    } catch {
-      return false;
-    }
-  });
 
 describe('BlobStore.readSmall', () => {
   it('answers the bytes, then keeps answering them from memory without touching the file', async () => {
