@@ -3,16 +3,9 @@ import type { TroveDb } from '@trove/core';
 import type { IndexRow, Segment, SegmentKey } from './segments.js';
 import { xzStream, type XzBlocks } from './xz-stream.js';
 
-export interface PackageRow {
+/** A stored package: the facts its Packages paragraph is made of, and its row id. */
+export interface PackageRow extends IndexRow {
   id: number;
-  package: string;
-  version: string;
-  architecture: string;
-  filename: string;
-  size: number;
-  md5: string;
-  sha256: string;
-  control: string;
 }
 
 export interface IndexFile {
@@ -151,7 +144,7 @@ export class DebianStore {
     repoId: number,
     dist: string,
     component: string,
-    row: Omit<PackageRow, 'id'>,
+    row: IndexRow,
   ): { stored: PackageRow; createdPackage: boolean; createdEntry: boolean } {
     return this.sql.transaction(() => {
       const created = this.s.insertPackage.run({ repoId, ...row, createdAt: Date.now() }).changes > 0;
