@@ -1,4 +1,4 @@
-import { Transform, Readable, type TransformCallback } from 'node:stream';
+import { PassThrough, Transform, Readable, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { Decompress as ZstdDecompress } from 'fzstd';
 import { ArchiveError } from './ar.js';
@@ -139,7 +139,7 @@ type Stage = Transform | ((source: AsyncIterable<Buffer>) => AsyncIterable<Uint8
 export async function decompressorFor(suffix: string): Promise<Stage> {
   switch (suffix) {
     case '':
-      return new Transform({ transform: (c, _e, cb) => cb(null, c) });
+      return new PassThrough();
     case '.gz':
       return createGunzip();
     case '.zst':
