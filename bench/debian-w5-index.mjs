@@ -123,13 +123,13 @@ async function publishTimed() {
 }
 /** The published Packages lists `expected` packages, including `names`, and Packages.xz and .gz unpack to it. */
 function verify(expected, names) {
-  const text = state.store.read(repo.id, 'stable', packagesPath).data;
+  const text = state.store.read(repo.id, 'stable', packagesPath).body();
   const listed = (text.toString('latin1').match(/^Package: /gm) ?? []).length;
   if (listed !== expected) throw new Error(`Packages lists ${listed} packages, expected ${expected}`);
   for (const n of names) if (!text.includes(`Package: ${n}\n`)) throw new Error(`Packages does not list ${n}`);
-  const xz = spawnSync('xz', ['-dc'], { input: state.store.read(repo.id, 'stable', `${packagesPath}.xz`).data, maxBuffer: 1 << 28 });
+  const xz = spawnSync('xz', ['-dc'], { input: state.store.read(repo.id, 'stable', `${packagesPath}.xz`).body(), maxBuffer: 1 << 28 });
   if (xz.status !== 0 || !xz.stdout.equals(text)) throw new Error('Packages.xz does not unpack to Packages');
-  if (!gunzipSync(state.store.read(repo.id, 'stable', `${packagesPath}.gz`).data).equals(text)) throw new Error('Packages.gz does not unpack to Packages');
+  if (!gunzipSync(state.store.read(repo.id, 'stable', `${packagesPath}.gz`).body()).equals(text)) throw new Error('Packages.gz does not unpack to Packages');
   return text.length;
 }
 

@@ -47,7 +47,10 @@ export function debianRoutes(ctx: FormatContext) {
     throw notFound(`${path || '/'} not found`);
   });
 
-  /** Index files come from the current generation, read in one snapshot with the generation pointer. */
+  /**
+   * Index files come from the current generation, looked up with the generation pointer in one
+   * statement; their bytes are read only for a body, so a 304, HEAD or 416 costs one row.
+   */
   function serveIndex(c: Context<TroveEnv>, repo: RepoRow, rest: string) {
     const slash = rest.indexOf('/');
     if (slash <= 0) throw notFound(`dists/${rest} not found`);
@@ -74,8 +77,8 @@ export function debianRoutes(ctx: FormatContext) {
     if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${file.size}`;
     const status = range ? 206 : 200;
     if (c.req.method === 'HEAD') return c.body(null, status, headers);
-    // A view of the row's buffer, not a copy (better-sqlite3 hands out a fresh Buffer per row).
-    const { buffer, byteOffset } = file.data;
+    // A view of the bytes read, not a copy (better-sqlite3 hands out a fresh Buffer per row).
+    const { buffer, byteOffset } = file.body();
     const [start, end] = range ? [range.start, range.end + 1] : [0, file.size];
     return c.body(new Uint8Array(buffer as ArrayBuffer, byteOffset + start, end - start), status, headers);
   }

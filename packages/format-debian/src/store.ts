@@ -25,8 +25,13 @@ export type NewFile = IndexFile & { data?: Buffer; parts?: Segment[] };
 export interface ReadFile {
   size: number;
   sha256: string;
-  data: Buffer;
   builtAt: number;
+  /**
+   * Its bytes, read (and for a segmented file, joined) only when called, so a 304, a HEAD or a
+   * 416 costs one row. Call it in the same tick as read(): the rows it reads are immutable and
+   * only a publish (a synchronous transaction on this connection) can drop them.
+   */
+  body(): Buffer;
 }
 
 export interface DirtyUnit {
@@ -106,20 +111,19 @@ export class DebianStore {
       ),
       generation: p('SELECT generation, built_at AS builtAt FROM deb_dists WHERE repo_id = ? AND dist = ?'),
       filesOf: p('SELECT path, size, md5, sha256, sha512, segments FROM deb_files WHERE repo_id = ? AND dist = ? AND generation = ?'),
-      // Joined with the generation pointer; a segmented file's parts are read in the same transaction.
+      // Joined with the generation pointer, so the file and the generation come from one snapshot.
       fileAt: p(
-        `SELECT f.path, f.size, f.sha256, f.segments, b.data, d.built_at AS builtAt FROM deb_dists d
+        `SELECT f.path, f.size, f.sha256, f.segments, d.built_at AS builtAt FROM deb_dists d
          JOIN deb_files f ON f.repo_id = d.repo_id AND f.dist = d.dist AND f.generation = d.generation
-         LEFT JOIN deb_blobs b ON b.sha256 = f.sha256
          WHERE d.repo_id = ? AND d.dist = ? AND f.path = ?`,
       ),
       byHash: p(
-        `SELECT f.path, f.size, f.sha256, f.segments, b.data, d.built_at AS builtAt FROM deb_dists d
+        `SELECT f.path, f.size, f.sha256, f.segments, d.built_at AS builtAt FROM deb_dists d
          JOIN deb_files f ON f.repo_id = d.repo_id AND f.dist = d.dist AND f.generation >= d.generation - 1
-         LEFT JOIN deb_blobs b ON b.sha256 = f.sha256
          WHERE d.repo_id = @repoId AND d.dist = @dist AND f.path LIKE @dir ESCAPE '\\'
            AND (f.md5 = @hash OR f.sha256 = @hash OR f.sha512 = @hash) LIMIT 1`,
       ),
+      blob: p('SELECT data FROM deb_blobs WHERE sha256 = ?').pluck(),
       insertBlob: p('INSERT OR IGNORE INTO deb_blobs (sha256, data) VALUES (?, ?)'),
       insertFile: p('INSERT INTO deb_files (repo_id, dist, generation, path, size, md5, sha256, sha512, segments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
       upsertDist: p(
@@ -223,24 +227,27 @@ export class DebianStore {
     return this.s.filesOf.all(repoId, dist, generation) as IndexFile[];
   }
 
-  /** One file of the current generation (or, by hash, of the previous one too), read in one snapshot. */
+  /** One file of the current generation (or, by hash, of the previous one too); its bytes on demand. */
   read(repoId: number, dist: string, path: string): ReadFile | undefined {
     const byHash = /^(.*\/)by-hash\/(MD5Sum|SHA256|SHA512)\/([0-9a-f]{32,128})$/.exec(path);
-    return this.sql.transaction(() => {
-      const row = (
-        byHash
-          ? this.s.byHash.get({ repoId, dist, dir: byHash[1]!.replace(/[\\%_]/g, (m) => '\\' + m) + '%', hash: byHash[3] })
-          : this.s.fileAt.get(repoId, dist, path)
-      ) as { path: string; size: number; sha256: string; segments: string | null; data: Buffer | null; builtAt: number } | undefined;
-      if (!row) return undefined;
-      let data = row.data;
-      if (!data && row.segments !== null) {
-        data = this.joinFile(row.path, row.segments);
-        // Parts missing from a damaged database: a 500, never a shorter index under Release's size.
-        if (data.length !== row.size) throw new Error(`debian index ${dist}/${row.path}: its segments give ${data.length} bytes, not ${row.size}`);
+    const row = (
+      byHash
+        ? this.s.byHash.get({ repoId, dist, dir: byHash[1]!.replace(/[\\%_]/g, (m) => '\\' + m) + '%', hash: byHash[3] })
+        : this.s.fileAt.get(repoId, dist, path)
+    ) as { path: string; size: number; sha256: string; segments: string | null; builtAt: number } | undefined;
+    if (!row) return undefined;
+    const body = () => {
+      if (row.segments === null) {
+        const data = this.s.blob.get(row.sha256) as Buffer | undefined;
+        if (!data) throw new Error(`debian index ${dist}/${row.path}: its blob is missing`);
+        return data;
       }
-      return data ? { size: row.size, sha256: row.sha256, data, builtAt: row.builtAt } : undefined;
-    })();
+      const data = this.joinFile(row.path, row.segments);
+      // Parts missing from a damaged database: a 500, never a shorter index under Release's size.
+      if (data.length !== row.size) throw new Error(`debian index ${dist}/${row.path}: its segments give ${data.length} bytes, not ${row.size}`);
+      return data;
+    };
+    return { size: row.size, sha256: row.sha256, builtAt: row.builtAt, body };
   }
 
   /** Packages, Packages.gz or Packages.xz (by the path's ending) joined from the segments a deb_files row names. */
