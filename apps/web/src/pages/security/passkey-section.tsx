@@ -10,7 +10,7 @@ import { useAction } from '../../use-action';
 
 export function PasskeySection({ items, onChange }: { items: SecurityState['passkeys']; onChange(): void }) {
   const [name, setName] = useState('');
-  const { busy, error, setError, run } = useAction();
+  const { busy, error, run } = useAction();
   const [added, setAdded] = useState('');
   const supported = passkeysSupported();
   return (
@@ -34,12 +34,10 @@ export function PasskeySection({ items, onChange }: { items: SecurityState['pass
                 label="Remove"
                 confirm={`Remove ${p.name || 'passkey'}`}
                 onConfirm={async () => {
-                  try {
+                  await run(async () => {
                     await del(`/api/security/passkeys/${enc(p.id)}`);
                     onChange();
-                  } catch (e) {
-                    setError((e as Error).message);
-                  }
+                  });
                 }}
               />
             </li>

@@ -11,7 +11,7 @@ import { useAction } from '../../use-action';
 export function TotpSection({ items, onChange }: { items: SecurityState['totp']; onChange(): void }) {
   const [name, setName] = useState('Authenticator app');
   const [setup, setSetup] = useState<TotpSetup | null>(null);
-  const { busy, error, setError, run } = useAction();
+  const { busy, error, run } = useAction();
   const begin = async () => {
     await run(async () => {
       setSetup(await post<TotpSetup>('/api/security/totp/begin', { name }));
@@ -32,12 +32,10 @@ export function TotpSection({ items, onChange }: { items: SecurityState['totp'];
                 label="Remove"
                 confirm={`Remove ${t.name}`}
                 onConfirm={async () => {
-                  try {
+                  await run(async () => {
                     await del(`/api/security/totp/${enc(t.id)}`);
                     onChange();
-                  } catch (e) {
-                    setError((e as Error).message);
-                  }
+                  });
                 }}
               />
             </li>
