@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,16 @@ beforeAll(async () => {
 afterAll(() => s?.close());
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** This process's open descriptors on files under `dir` (the test server runs in it; a deleted file still shows its path). */
+const openUnder = (dir: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir);
+    } catch {
+      return false;
+    }
+  });
 
 describe('debian uploads', () => {
   it('answers 201 with the package identity and pool path, 200 for the identical package, 409 for different bytes', async () => {
@@ -125,6 +135,7 @@ describe('debian uploads', () => {
       expect((await r.json()).error, what).toMatch(message);
     }
     expect(readdirSync(join(s.dataDir, 'spool'))).toEqual([]);
+    expect(openUnder(join(s.dataDir, 'spool'))).toEqual([]);
     expect((await (await get(s, 'api/repos/other/assets')).json()).items).toEqual([]);
     expect((await (await get(s, 'api/repos/other/status')).json())).toEqual({ pending: 0 });
   });
