@@ -19,7 +19,6 @@ export interface ActiveKey {
   key: PrivateKey;
   publicArmored: string;
   fingerprint: string;
-  fromFile: boolean;
 }
 
 export class KeyFileError extends Error {}
@@ -224,16 +223,16 @@ export class SigningKeys {
   private async read(): Promise<ActiveKey> {
     const s = this.ctx.settings;
     const keyFile = s.string('gpg.key_file');
-    if (keyFile) return activeKey(await keyFromFiles(keyFile, s.string('gpg.passphrase_file')), true);
+    if (keyFile) return activeKey(await keyFromFiles(keyFile, s.string('gpg.passphrase_file')));
     if (!s.string('signing.key')) await this.generate((stored) => stored === '');
     const armored = s.string('signing.key');
     try {
-      return activeKey(await parsePrivateKey(armored), false);
+      return activeKey(await parsePrivateKey(armored));
     } catch (err) {
       // A stored key that no longer parses (e.g. a hand-edited database) is replaced, not fatal.
       this.ctx.log.error({ reason: (err as Error).message }, 'stored signing.key is unusable; generating a new one');
       await this.generate((stored) => stored === armored);
-      return activeKey(await parsePrivateKey(s.string('signing.key')), false);
+      return activeKey(await parsePrivateKey(s.string('signing.key')));
     }
   }
 
@@ -275,6 +274,6 @@ export class SigningKeys {
   }
 }
 
-function activeKey(key: PrivateKey, fromFile: boolean): ActiveKey {
-  return { key, publicArmored: key.toPublic().armor(), fingerprint: key.getFingerprint().toUpperCase(), fromFile };
+function activeKey(key: PrivateKey): ActiveKey {
+  return { key, publicArmored: key.toPublic().armor(), fingerprint: key.getFingerprint().toUpperCase() };
 }
