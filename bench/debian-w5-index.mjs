@@ -94,12 +94,10 @@ console.log(`generated ${N} .debs in ${Math.round(performance.now() - t)} ms`);
 mkdirSync(join(work, 'data'), { recursive: true });
 const ctx = await createCore({ dataDir: join(work, 'data'), masterKey: randomBytes(32), formats: [deb.debianFormat], env: { TR_DEB_DEBOUNCE: '10m', TR_DEB_MAX_DELAY: '1h' }, log: pino({ level: 'warn' }), followLogLevel: false });
 await deb.debianFormat.start(ctx);
-// The signing key exists and is parsed before anything is timed (get() loads or awaits its generation;
-// reload() is the older name).
-const keys = deb.debianState(ctx).keys;
-await (keys.get ? keys.get() : keys.reload());
-const repo = await ctx.repos.create({ name: 'bench', format: 'debian', anonymous_read: true, config: { architectures: ['amd64'] } });
 const state = deb.debianState(ctx);
+// The signing key exists and is parsed before anything is timed (get() loads or awaits its generation).
+await state.keys.get();
+const repo = await ctx.repos.create({ name: 'bench', format: 'debian', anonymous_read: true, config: { architectures: ['amd64'] } });
 const ingest = async (f) => deb.ingestDeb(state, repo, 'stable', 'main', await ctx.spool.receive(createReadStream(f), { maxBytes: 1 << 30, algorithms: ['md5'] }), 'bench');
 t = performance.now();
 for (const f of files) await ingest(f);
