@@ -29,7 +29,7 @@ export { csrfGuard } from './http/csrf.js';
 export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules } from './http/guards.js';
 export { readBody, readJson, readJsonObject } from './http/json-body.js';
 export { pageLimit, encodeCursor, decodeCursor, page, isString, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
-export { serveAsset, parseRange, notModified, redirectOption, type ServeOptions } from './http/serve-blob.js';
+export { serveAsset, serveBytes, parseRange, notModified, redirectOption, type Representation, type ServeOptions } from './http/serve-blob.js';
 export { receiveUpload } from './http/upload.js';
 export { mountFormat } from './http/mount.js';
 export { settingsRoutes } from './api/settings-routes.js';

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { notFound, notModified, parseRange, redirectOption, parseRepoPath, receiveUpload, serveAsset, TroveError, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
+import { notFound, redirectOption, parseRepoPath, receiveUpload, serveAsset, serveBytes, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
 import { ingestDeb } from './ingest.js';
 import { checkComponent, checkDist } from './names.js';
 import { debianState } from './state.js';
@@ -57,30 +57,19 @@ export function debianRoutes(ctx: FormatContext) {
     const dist = rest.slice(0, slash);
     const file = state().store.read(repo.id, dist, rest.slice(slash + 1));
     if (!file) throw notFound(`dists/${rest} not found`);
-    const etag = `"${file.sha256}"`;
-    const modified = new Date(file.builtAt);
     const byHash = rest.includes('/by-hash/');
-    const headers: Record<string, string> = {
-      ETag: etag,
-      'Last-Modified': modified.toUTCString(),
-      'Cache-Control': `${repo.anonymousRead ? 'public' : 'private'}, ${byHash ? 'max-age=31536000, immutable' : 'max-age=0, must-revalidate'}`,
-      'X-Content-Type-Options': 'nosniff',
-    };
-    if (notModified(c, etag, modified)) return c.body(null, 304, headers);
-    // Ranges as serveAsset answers them: apt resumes a partial download with Range and If-Range.
-    headers['Accept-Ranges'] = 'bytes';
-    const ifRange = c.req.header('if-range');
-    const range = !ifRange || ifRange === etag ? parseRange(c.req.header('range'), file.size) : null;
-    if (range === 'unsatisfiable') throw new TroveError(416, 'bad_request', 'range not satisfiable', {}, { 'Content-Range': `bytes */${file.size}` });
-    headers['Content-Type'] = INDEX_TYPES.find(([re]) => re.test(rest))![1];
-    headers['Content-Length'] = String(range ? range.end - range.start + 1 : file.size);
-    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${file.size}`;
-    const status = range ? 206 : 200;
-    if (c.req.method === 'HEAD') return c.body(null, status, headers);
-    // A view of the bytes read, not a copy (better-sqlite3 hands out a fresh Buffer per row).
-    const { buffer, byteOffset } = file.body();
-    const [start, end] = range ? [range.start, range.end + 1] : [0, file.size];
-    return c.body(new Uint8Array(buffer as ArrayBuffer, byteOffset + start, end - start), status, headers);
+    return serveBytes(
+      c,
+      {
+        etag: `"${file.sha256}"`,
+        lastModified: new Date(file.builtAt),
+        size: file.size,
+        contentType: INDEX_TYPES.find(([re]) => re.test(rest))![1],
+        cacheControl: `${repo.anonymousRead ? 'public' : 'private'}, ${byHash ? 'max-age=31536000, immutable' : 'max-age=0, must-revalidate'}`,
+      },
+      // Called at once, as body() requires; better-sqlite3 hands out a fresh Buffer per row, so a range is a view of it.
+      () => file.body(),
+    );
   }
 
   app.get('/keys/debian.asc', async (c) => {

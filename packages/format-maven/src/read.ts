@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { notFound, notModified, parseRepoPath, redirectOption, serveAsset, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
+import { notFound, parseRepoPath, redirectOption, serveAsset, serveBytes, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
 import { readSmall } from './digests.js';
 import { checkSegments, checksumSuffix, METADATA, parseMavenPath, splitSuffix, type ArtifactFile, type ChecksumAlgorithm, type MavenPath } from './layout.js';
 import { isDirectory, listChildren, renderIndex, withChecksums } from './listing.js';
@@ -38,18 +38,20 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
     return build ? ctx.assets.get(repo, `${p.dir}/${p.artifactId}-${build}${p.suffix}`) : undefined;
   }
 
+  /** A checksum side file, derived from the stored file (sha512 hashed once, then remembered). */
   async function checksum(c: Context<TroveEnv>, target: AssetRow, algorithm: ChecksumAlgorithm) {
-    const etag = `"${algorithm}-${target.sha256}"`;
-    const headers = {
-      ETag: etag,
-      'Last-Modified': target.updatedAt.toUTCString(),
-      'Cache-Control': 'private, max-age=0, must-revalidate',
-      'Content-Type': 'text/plain; charset=utf-8',
-      'X-Content-Type-Options': 'nosniff',
-    };
-    if (notModified(c, etag, target.updatedAt)) return new Response(null, { status: 304, headers });
     const hex = await st.digests.of(target, algorithm);
-    return new Response(c.req.method === 'HEAD' ? null : hex, { status: 200, headers: { ...headers, 'Content-Length': String(hex.length) } });
+    return serveBytes(
+      c,
+      {
+        etag: `"${algorithm}-${target.sha256}"`,
+        lastModified: target.updatedAt,
+        size: hex.length,
+        contentType: 'text/plain; charset=utf-8',
+        cacheControl: 'private, max-age=0, must-revalidate',
+      },
+      () => Buffer.from(hex),
+    );
   }
 
   function index(c: Context<TroveEnv>, repo: RepoRow, dir: string) {

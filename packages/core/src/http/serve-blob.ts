@@ -60,62 +60,97 @@ export function notModified(c: Context<TroveEnv>, etag: string, lastModified: Da
   return false;
 }
 
+/** What a conditional, ranged answer is computed from: the validators and the bytes' size and type. */
+export interface Representation {
+  etag: string;
+  lastModified: Date;
+  size: number;
+  contentType: string;
+  cacheControl: string;
+}
+
+/** A 200 or 206 about to be sent: its status, headers and the bytes it carries (null: none, or HEAD). */
+interface Plan {
+  status: 200 | 206;
+  headers: Record<string, string>;
+  span: ByteRange | null;
+  head: boolean;
+}
+
 /**
- * Answers GET or HEAD for an asset: ETag (the sha256), Last-Modified, conditional
- * requests, a single byte range, and the body streamed from the blob store.
+ * The HTTP rules every download follows, in one place: ETag and Last-Modified, a 304 for a
+ * conditional request, a single byte range (If-Range honoured) or 416, Content-Length and
+ * Content-Range. Answers the 304 itself; throws the 416.
  */
-export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: AssetRow, opts: ServeOptions = {}): Promise<Response> {
-  const etag = `"${asset.sha256}"`;
+function plan(c: Context<TroveEnv>, rep: Representation): Plan | Response {
   const headers: Record<string, string> = {
-    ETag: etag,
-    'Last-Modified': asset.updatedAt.toUTCString(),
+    ETag: rep.etag,
+    'Last-Modified': rep.lastModified.toUTCString(),
     'Accept-Ranges': 'bytes',
-    'Cache-Control': opts.cacheControl ?? 'private, max-age=0, must-revalidate',
+    'Cache-Control': rep.cacheControl,
     'X-Content-Type-Options': 'nosniff',
   };
-  if (notModified(c, etag, asset.updatedAt)) return new Response(null, { status: 304, headers });
+  if (notModified(c, rep.etag, rep.lastModified)) return new Response(null, { status: 304, headers });
+  let range: ByteRange | null = null;
+  const ifRange = c.req.header('if-range');
+  if (!ifRange || ifRange === rep.etag) {
+    const r = parseRange(c.req.header('range'), rep.size);
+    if (r === 'unsatisfiable') throw new TroveError(416, 'bad_request', 'range not satisfiable', {}, { 'Content-Range': `bytes */${rep.size}` });
+    range = r;
+  }
+  headers['Content-Type'] = rep.contentType;
+  headers['Content-Length'] = String(range ? range.end - range.start + 1 : rep.size);
+  if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${rep.size}`;
+  // Always bounded: a blob read that knows its end never allocates more than the file needs.
+  const span = range ?? (rep.size > 0 ? { start: 0, end: rep.size - 1 } : null);
+  return { status: range ? 206 : 200, headers, span, head: c.req.method === 'HEAD' };
+}
 
-  const head = c.req.method === 'HEAD';
-  if (!head && opts.redirect && blobs.presignGet) {
+/** Sends bytes already in memory (or none): straight to the Node response when there is one. */
+function send(c: Context<TroveEnv>, p: Plan, bytes?: Uint8Array): Response {
+  const body = bytes && p.span ? bytes.subarray(p.span.start, p.span.end + 1) : undefined;
+  const out = c.env?.outgoing;
+  if (!out) return new Response(p.head || !body ? null : new Uint8Array(body), { status: p.status, headers: p.headers });
+  out.writeHead(p.status, p.headers);
+  out.end(p.head ? undefined : body);
+  return ALREADY_SENT();
+}
+
+/**
+ * Answers GET or HEAD for bytes a format holds outside the blob store (generated index files),
+ * under the same rules as `serveAsset`. `body` is called only when a body is sent, at once.
+ */
+export function serveBytes(c: Context<TroveEnv>, rep: Representation, body: () => Uint8Array): Response {
+  const p = plan(c, rep);
+  if (p instanceof Response) return p;
+  return send(c, p, p.head ? undefined : body());
+}
+
+/**
+ * Answers GET or HEAD for an asset: ETag (the sha256), Last-Modified, conditional
+ * requests, a single byte range, and the body from the blob store (a small one from memory).
+ */
+export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: AssetRow, opts: ServeOptions = {}): Promise<Response> {
+  const p = plan(c, {
+    etag: `"${asset.sha256}"`,
+    lastModified: asset.updatedAt,
+    size: asset.size,
+    contentType: asset.contentType,
+    cacheControl: opts.cacheControl ?? 'private, max-age=0, must-revalidate',
+  });
+  if (p instanceof Response) return p;
+  if (p.head) return send(c, p);
+  if (opts.redirect && blobs.presignGet) {
     const url = await blobs.presignGet(asset.blobKey, { expiresInSeconds: opts.redirect.ttlSeconds, filename: opts.filename, contentType: asset.contentType });
     return new Response(null, { status: 302, headers: { Location: url, 'Cache-Control': 'no-store' } });
   }
-
-  let range: ByteRange | null = null;
-  const ifRange = c.req.header('if-range');
-  if (!ifRange || ifRange === etag) {
-    const r = parseRange(c.req.header('range'), asset.size);
-    if (r === 'unsatisfiable') {
-      throw new TroveError(416, 'bad_request', 'range not satisfiable', {}, { 'Content-Range': `bytes */${asset.size}` });
-    }
-    range = r;
-  }
-  const status = range ? 206 : 200;
-  headers['Content-Type'] = asset.contentType;
-  headers['Content-Length'] = String(range ? range.end - range.start + 1 : asset.size);
-  if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${asset.size}`;
-
-  const out = c.env?.outgoing;
-  if (head) {
-    if (out) {
-      out.writeHead(status, headers);
-      out.end();
-      return ALREADY_SENT();
-    }
-    return new Response(null, { status, headers });
-  }
-  // Always bounded: a stream that knows its end reads min(remaining, highWaterMark) at a time,
-  // so a 1 KiB file no longer allocates a 256 KiB buffer per GET (that garbage collapsed W1).
-  const span = range ?? (asset.size > 0 ? { start: 0, end: asset.size - 1 } : null);
   if (asset.size <= blobs.smallBlobLimit) {
     const bytes = await blobs.readSmall(asset.blobKey, asset.size);
     if (!bytes) throw notFound('file content is missing from the blob store');
-    const body = span ? bytes.subarray(span.start, span.end + 1) : bytes;
-    if (!out) return new Response(new Uint8Array(body), { status, headers });
-    out.writeHead(status, headers);
-    out.end(body);
-    return ALREADY_SENT();
+    return send(c, p, bytes);
   }
+  const { status, headers, span } = p;
+  const out = c.env?.outgoing;
   if (out && span) {
     const reader = await blobs.openReader(asset.blobKey);
     if (reader) {
