@@ -11,6 +11,8 @@ export type CloseReason = 'closed' | 'device revoked' | 'trust policy changed' |
 
 export interface NewSession {
   repo: string;
+  /** The repository's format, echoed in the answer so a client knows how to upload with a token that cannot read /api/repos. */
+  format: string;
   proof: PublishGrant['proof'];
   user: UserRow | null;
   actor: string;
@@ -26,6 +28,7 @@ export interface CreatedSession {
   id: string;
   token: string;
   repo: string;
+  format: string;
   expires_at: string;
 }
 
@@ -61,7 +64,7 @@ export class SessionStore {
       })
       .run();
     this.ctx.log.info({ session: id, repo: input.repo, proof: input.proof, actor: input.actor }, 'publish session opened');
-    return { id, token, repo: input.repo, expires_at: new Date(expiresAt).toISOString() };
+    return { id, token, repo: input.repo, format: input.format, expires_at: new Date(expiresAt).toISOString() };
   }
 
   /**

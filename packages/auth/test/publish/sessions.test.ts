@@ -16,7 +16,9 @@ describe('device proof', () => {
     const dev = await enrolledDevice(h);
     const r = await deviceSession(h, dev, 'files');
     expect(r.status).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['expires_at', 'id', 'repo', 'token']);
+    // `format` lets a client that holds only the token (the CLI's upload) pick the upload route.
+    expect(Object.keys(r.body).sort()).toEqual(['expires_at', 'format', 'id', 'repo', 'token']);
+    expect(r.body.format).toBe('raw');
     expect(r.body.token).toMatch(new RegExp(`^trs_${r.body.id}_`));
     expect((await rawPut(h, 'files', 'dir/a.txt', 'hello', r.body.token)).status).toBe(201);
     const asset = h.ctx.assets.get(h.ctx.repos.byName('files')!, 'dir/a.txt');
@@ -75,6 +77,17 @@ describe('device proof', () => {
     const sigA = await a.key.sign(`service publish v1\n${nonceA}\n${a.id}\nfiles`);
     expect((await call(h, '/api/publish/sessions', { body: { device_id: a.id, repo: 'files', nonce: nonceA, signature: sigA } })).status).toBe(201);
     expect((await call(h, '/api/publish/challenge', { body: { device_id: 'nope' } })).status).toBe(404);
+  });
+
+  it('answers a challenge with the device\'s own name, kind and expiry (what `trove status` shows)', async () => {
+    h = await startHarness();
+    const dev = await enrolledDevice(h, 'alice', 'build box');
+    const listed = (await call(h, '/api/devices', { auth: 'alice@session' })).body.items[0];
+    const ch = await call(h, '/api/publish/challenge', { body: { device_id: dev.id } });
+    expect(ch.status).toBe(200);
+    expect(ch.body).toEqual({ nonce: expect.any(String), device_id: dev.id, name: 'build box', kind: 'gradle', expires_at: listed.expires_at });
+    await call(h, `/api/devices/${dev.id}`, { method: 'DELETE', auth: 'alice@session' });
+    expect((await call(h, '/api/publish/challenge', { body: { device_id: dev.id } })).status).toBe(404);
   });
 
   it('needs the device user to hold write and a second factor; a lost permission stops writes at once (403)', async () => {
@@ -165,6 +178,7 @@ describe('manual proof', () => {
     h = await startHarness();
     const s = await manual();
     expect(s.status).toBe(201);
+    expect(s.body).toMatchObject({ repo: 'files', format: 'raw' });
     expect((await rawPut(h, 'files', 'm.txt', 'm', s.body.token)).status).toBe(201);
     expect((await manual('files', 'root@session')).status).toBe(201); // admins hold write everywhere
     expect((await manual('files', 'alice@session', { passkey: { ok: true } })).status).toBe(201);
