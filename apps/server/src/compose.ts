@@ -7,6 +7,8 @@ import { mirrorSettings } from '@trove/mirror';
 import { webDistDir } from '@trove/web/dist-path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { cliTarballPath } from 'trove-cli/tarball-path';
+import { cliDownload } from './downloads.js';
 import { webUi } from './web.js';
 
 /** Every format this server offers. Registration is explicit: no directory scanning. */
@@ -42,7 +44,7 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
   await auth.bootstrapAdmin(boot.bootstrapAdmin);
   auth.start();
   for (const f of ctx.formats.all()) await f.start?.(ctx);
-  const app = buildHttpApp(ctx, { api: auth.routes, web: webUi(webDistDir) });
+  const app = buildHttpApp(ctx, { api: auth.routes, web: cliDownload(cliTarballPath, webUi(webDistDir)) });
 
   const server = await listen(app, { host: boot.listen.host, port: boot.listen.port });
   const port = (server.address() as AddressInfo).port;
