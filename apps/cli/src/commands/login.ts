@@ -55,9 +55,14 @@ export async function login(argv: string[]): Promise<number> {
   if (kind !== 'gradle' && kind !== 'maven') throw usage('login', '--kind must be gradle or maven');
   const name = (values.name ?? hostname()).trim().slice(0, 100) || 'trove-cli';
 
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  // The JWK `x` of an Ed25519 key is exactly the raw 32-byte key in base64url without padding.
-  const rawPublic = (publicKey.export({ format: 'jwk' }) as { x: string }).x;
+  // Encoded at generation: Node 20's KeyObject JWK export can deadlock when a GC runs inside it
+  // (seen here: ExportJWKEdKey -> GC -> ~KeyGenJob waits on the mutex the export holds).
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519', {
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  // An Ed25519 SPKI is a fixed 12-byte header followed by the raw 32-byte key (RFC 8410).
+  const rawPublic = publicKey.subarray(-32).toString('base64url');
   const en = await api(url, '/api/devices/enroll', { body: { name, kind, public_key: rawPublic } });
   if (en.status === 429) throw new CliError(`${url} refused more enrollments from this address for now${retryAfter(en)}`);
   if (en.status !== 200) throw new CliError(`${url} refused the enrollment: ${serverMessage(en)}`);
@@ -82,7 +87,7 @@ export async function login(argv: string[]): Promise<number> {
         expires_at: typeof p.body.expires_at === 'string' ? p.body.expires_at : null,
         enrolled_at: new Date().toISOString(),
       };
-      saveDevice(record, privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+      saveDevice(record, privateKey);
       const until = record.expires_at ? `, valid until ${record.expires_at}` : '';
       console.log(`Logged in to ${url} as device "${record.name}" (${record.device_id})${until}.`);
       return 0;
