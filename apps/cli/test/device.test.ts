@@ -169,6 +169,10 @@ describe('trove upload', () => {
     expect(answer).toMatchObject({ package: 'hello', version: '1.0', architecture: 'amd64' });
     const served = Buffer.from(await (await fetch(`${srv.url}/debian/apt/${answer.filename}`)).arrayBuffer());
     expect(served.equals(readFileSync(deb))).toBe(true);
+    // The repository's usage snippets show this very command and where to get the CLI.
+    const usage = (await api(srv.url, '/api/repos/apt/usage')).body.snippets.map((x: { code: string }) => x.code).join('\n');
+    expect(usage).toContain(`npm install -g ${srv.url}/downloads/trove-cli.tgz`);
+    expect(usage).toContain('trove upload apt ./hello_1.0_amd64.deb --dist stable --component main');
   });
 
   it('sends Maven repositories to Maven or Gradle', async () => {
