@@ -42,6 +42,7 @@ export async function startSso(opts: { accounts?: TestAccount[]; settings?: Reco
     'oidc.client_id': CLIENT_ID,
     'oidc.client_secret': CLIENT_SECRET,
     'oidc.admin_values': ['admins'],
+    'oidc.scopes': 'openid profile email groups',
     ...(opts.settings as Record<string, never>),
   });
   return {

@@ -42,7 +42,7 @@ export class TestProvider {
     const server = http.createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const accounts = new Map(opts.accounts.map((a) => [a.sub, a]));
+    const accounts = new Map(opts.accounts.map((a) => [a.sub, structuredClone(a)]));
     const p = new TestProvider(issuer, server, accounts);
 
     const standard: Record<string, string[]> = {

@@ -49,3 +49,170 @@ describe('SSO sign-in against a real OpenID Connect provider', () => {
     expect((await b.api('/api/settings')).status).toBe(200);
   });
 });
+
+const DISCOVERY = '/.well-known/openid-configuration';
+
+/** The operator's log lines about refused SSO sign-ins. */
+const refusals = (s: Sso) =>
+  s.h.logs
+    .join('')
+    .split('\n')
+    .filter((l) => l.includes('SSO sign-in refused'))
+    .map((l) => JSON.parse(l) as { reason: string; why: string });
+
+describe('SSO users', () => {
+  it('finds the same user at the next sign-in (by issuer and subject) and fetches discovery once for both', async () => {
+    sso = await startSso();
+    expect(await new Browser(sso).signIn('alice')).toBe('/');
+    const b = new Browser(sso);
+    expect(await b.signIn('alice')).toBe('/');
+    expect(sso.idp.requests.get(DISCOVERY)).toBe(1);
+    const users = sso.h.ctx.users.page({ limit: 50 }).items.map((u) => u.username);
+    expect(users).toEqual(['alice', 'root']);
+    // The user name was taken once: a new preferred_username does not rename or duplicate the account.
+    sso.idp.account('alice').claims!.preferred_username = 'alice2';
+    const c = new Browser(sso);
+    expect(await c.signIn('alice')).toBe('/');
+    expect((await c.api('/api/me')).body.username).toBe('alice');
+  });
+
+  it('takes the user name from the email local part when there is no preferred_username', async () => {
+    sso = await startSso({
+      accounts: [{ sub: 'u-123', claims: { preferred_username: undefined, email: 'carol.admin@example.test', email_verified: true, groups: ['admins'] } }],
+    });
+    const b = new Browser(sso);
+    expect(await b.signIn()).toBe('/');
+    expect((await b.api('/api/me')).body).toMatchObject({ username: 'carol.admin', kind: 'oidc' });
+  });
+
+  it('has no password, second factor, read tokens or publishing by hand or device', async () => {
+    sso = await startSso();
+    const b = new Browser(sso);
+    await b.signIn('alice');
+    expect((await b.api('/api/tokens', { body: { name: 'ci' } })).status).toBe(403);
+    expect((await b.api('/api/security')).status).toBe(200);
+    expect((await b.api('/api/security/totp/begin', { body: { name: 'phone' } })).status).toBe(403);
+    expect((await b.api('/api/security/recovery-codes', { method: 'POST' })).status).toBe(403);
+    expect((await b.api('/api/publish/sessions/manual', { body: { repo: 'any', totp_code: '123456' } })).status).toBe(403);
+    expect((await b.api('/api/devices/approve', { body: { user_code: 'ABCD-EFGH', totp_code: '123456' } })).status).toBe(403);
+    // SPEC: a password sign-in of an SSO user is 401.
+    const r = await b.api('/api/auth/login', { body: { username: 'alice', password: 'anything-at-all' } });
+    expect(r.status).toBe(401);
+  });
+
+  it('re-evaluates admin rights at every sign-in', async () => {
+    sso = await startSso();
+    expect(await new Browser(sso).signIn('alice')).toBe('/');
+    const held = new Browser(sso);
+    await held.signIn('alice');
+    sso.idp.account('alice').claims!.groups = ['developers'];
+    expect(await new Browser(sso).signIn('alice')).toBe('/#/login?error=not_authorized');
+    expect(sso.h.ctx.users.byName('alice')!.isAdmin).toBe(false);
+    // A session from before the change no longer reaches admin routes.
+    expect((await held.api('/api/settings')).status).toBe(403);
+    sso.idp.account('alice').claims!.groups = ['admins'];
+    expect(await new Browser(sso).signIn('alice')).toBe('/');
+    expect(sso.h.ctx.users.byName('alice')!.isAdmin).toBe(true);
+  });
+});
+
+describe('SSO refusals: /#/login?error=<reason>, the reason logged for the operator', () => {
+  it('not_authorized: no admin claim value, and no account is created', async () => {
+    sso = await startSso();
+    expect(await new Browser(sso).signIn('bob')).toBe('/#/login?error=not_authorized');
+    expect(sso.h.ctx.users.byName('bob')).toBeUndefined();
+    expect(refusals(sso)).toEqual([expect.objectContaining({ reason: 'not_authorized', why: expect.stringContaining('bob') })]);
+  });
+
+  it('username_conflict: a local account holds the name', async () => {
+    sso = await startSso();
+    await sso.h.user('alice');
+    expect(await new Browser(sso).signIn('alice')).toBe('/#/login?error=username_conflict');
+    expect(sso.h.ctx.users.byName('alice')!.kind).toBe('local');
+    expect(refusals(sso)[0]!.why).toMatch(/local account/);
+  });
+
+  it('username_conflict: another provider identity already holds the name', async () => {
+    sso = await startSso({
+      accounts: [
+        { sub: 'one', claims: { preferred_username: 'admin', groups: ['admins'] } },
+        { sub: 'two', claims: { preferred_username: 'admin', groups: ['admins'] } },
+      ],
+    });
+    expect(await new Browser(sso).signIn('one')).toBe('/');
+    expect(await new Browser(sso).signIn('two')).toBe('/#/login?error=username_conflict');
+  });
+
+  it('invalid_username: a name Trove cannot use', async () => {
+    sso = await startSso({ accounts: [{ sub: 'x', claims: { preferred_username: 'not a name!', groups: ['admins'] } }] });
+    expect(await new Browser(sso).signIn()).toBe('/#/login?error=invalid_username');
+  });
+
+  it('account_disabled: a disabled SSO user', async () => {
+    sso = await startSso();
+    const b = new Browser(sso);
+    await b.signIn('alice');
+    sso.h.ctx.users.update(sso.h.ctx.users.byName('alice')!.id, { disabled: true });
+    expect((await b.api('/api/me')).status).toBe(401);
+    expect(await new Browser(sso).signIn('alice')).toBe('/#/login?error=account_disabled');
+  });
+
+  it('sso_failed: tampered state, missing state cookie, replayed callback, replayed code, provider error', async () => {
+    sso = await startSso();
+    const callback = async (b: Browser, url: string) => {
+      const r = await b.request(url);
+      expect(r.status).toBe(302);
+      const hash = new URL(r.location!).hash;
+      // A session cookie comes with success only.
+      expect(r.setCookies.some((l) => l.startsWith('tr_session='))).toBe(hash === '');
+      return hash;
+    };
+    // Tampered state: the started sign-in is used up, so even the right state fails afterwards.
+    const b1 = new Browser(sso);
+    const cb1 = new URL(await b1.toCallback(undefined, 'alice'));
+    const cookie1 = b1.cookies(sso.h.url).get('tr_oidc')!;
+    const tampered = new URL(cb1);
+    tampered.searchParams.set('state', 'x' + cb1.searchParams.get('state')!.slice(1));
+    expect(await callback(b1, tampered.href)).toBe('#/login?error=sso_failed');
+    // The callback cleared the cookie; a client that keeps sending it finds the sign-in used up.
+    b1.cookies(sso.h.url).set('tr_oidc', cookie1);
+    expect(await callback(b1, cb1.href)).toBe('#/login?error=sso_failed');
+
+    // A callback in a browser that did not start the sign-in.
+    const b2 = new Browser(sso);
+    const cb2 = await b2.toCallback(undefined, 'alice');
+    expect(await callback(new Browser(sso), cb2)).toBe('#/login?error=sso_failed');
+
+    // The same callback twice: the second one fails.
+    const b3 = new Browser(sso);
+    const cb3 = await b3.toCallback(undefined, 'alice');
+    const cookie3 = b3.cookies(sso.h.url).get('tr_oidc')!;
+    expect(await callback(b3, cb3)).toBe('');
+    b3.cookies(sso.h.url).set('tr_oidc', cookie3);
+    expect(await callback(b3, cb3)).toBe('#/login?error=sso_failed');
+
+    // A used code under a fresh state: the provider refuses it.
+    const fresh = new URL(await b3.toCallback(undefined, 'alice'));
+    fresh.searchParams.set('code', new URL(cb3).searchParams.get('code')!);
+    expect(await callback(b3, fresh.href)).toBe('#/login?error=sso_failed');
+
+    // The provider answers with an error.
+    const b4 = new Browser(sso);
+    const start = await b4.request(`${sso.h.url}/api/auth/oidc/login`);
+    const state = new URL(start.location!).searchParams.get('state')!;
+    expect(await callback(b4, `${sso.callback}?error=access_denied&error_description=user+cancelled&state=${state}&iss=${encodeURIComponent(sso.idp.issuer)}`)).toBe('#/login?error=sso_failed');
+
+    const whys = refusals(sso).map((r) => `${r.reason}: ${r.why}`);
+    expect(whys).toEqual([
+      expect.stringMatching(/^sso_failed: authorization response refused: .*state/),
+      expect.stringMatching(/^sso_failed: unknown, used or expired state cookie/),
+      expect.stringMatching(/^sso_failed: no sign-in in progress in this browser/),
+      expect.stringMatching(/^sso_failed: unknown, used or expired state cookie/),
+      expect.stringMatching(/^sso_failed: token response refused: invalid_grant/),
+      expect.stringMatching(/^sso_failed: authorization response refused: access_denied: user cancelled/),
+    ]);
+    // The failures are in the audit log too, without tokens.
+    const audit = sso.h.ctx.db.$client.prepare("select detail from audit_log where action = 'login.failed'").all() as { detail: string }[];
+    expect(audit.length).toBe(6);
+  });
+});
