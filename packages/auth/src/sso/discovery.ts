@@ -47,6 +47,10 @@ export async function discover(issuer: string, timeoutMs = 10_000): Promise<Auth
   } catch (err) {
     throw new DiscoveryError(`discovery at ${issuer} failed: ${describe(err)}`);
   }
+  // oauth4webapi compares parsed URLs, for which `https://idp` and `https://idp/` are the same;
+  // the SPEC wants the configured string to match exactly (Entra ID and Keycloak issuers differ
+  // from a near miss only by that slash, and the ID token's `iss` is compared as a string).
+  if (as.issuer !== issuer) throw new DiscoveryError(`the provider's issuer is ${JSON.stringify(as.issuer)}, not ${JSON.stringify(issuer)}; oidc.issuer must match it exactly`);
   for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
     if (typeof as[field] !== 'string') throw new DiscoveryError(`the discovery document of ${issuer} has no ${field}`);
   }
