@@ -31,6 +31,9 @@ export interface TestProviderOptions {
  */
 export class TestProvider {
   readonly requests = new Map<string, number>();
+  /** When true, `/jwks` answers with another key under the same `kid`: ID token signatures no longer verify. */
+  serveRogueKeys = false;
+  rogueJwks: unknown;
   private next: string | null = null;
   private constructor(
     readonly issuer: string,
@@ -55,6 +58,8 @@ export class TestProvider {
     for (const a of opts.accounts) for (const k of Object.keys({ ...a.claims, ...a.userinfoOnly })) if (!known.has(k)) custom.add(k);
 
     const { privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
+    const rogue = await jose.generateKeyPair('RS256', { extractable: true });
+    p.rogueJwks = { keys: [{ ...(await jose.exportJWK(rogue.publicKey)), kid: 'test-rs256', alg: 'RS256', use: 'sig' }] };
     const provider = new Provider(issuer, {
       clients: [
         {
@@ -92,6 +97,10 @@ export class TestProvider {
       const path = new URL(req.url!, issuer).pathname;
       p.requests.set(path, (p.requests.get(path) ?? 0) + 1);
       try {
+        if (path === '/jwks' && p.serveRogueKeys) {
+          res.writeHead(200, { 'content-type': 'application/jwk-set+json' });
+          return res.end(JSON.stringify(p.rogueJwks));
+        }
         const m = /^\/interaction\/([^/]+)$/.exec(path);
         if (!m) return callback(req, res);
         const details = await provider.interactionDetails(req, res);

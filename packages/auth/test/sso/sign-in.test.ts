@@ -157,6 +157,14 @@ describe('SSO refusals: /#/login?error=<reason>, the reason logged for the opera
     expect(await new Browser(sso).signIn('alice')).toBe('/#/login?error=account_disabled');
   });
 
+  it('sso_failed: an ID token the provider\'s published keys did not sign', async () => {
+    sso = await startSso();
+    sso.idp.serveRogueKeys = true;
+    expect(await new Browser(sso).signIn('alice')).toBe('/#/login?error=sso_failed');
+    expect(refusals(sso)[0]!.why).toMatch(/^ID token signature refused/);
+    expect(sso.h.ctx.users.byName('alice')).toBeUndefined();
+  });
+
   it('sso_failed: tampered state, missing state cookie, replayed callback, replayed code, provider error', async () => {
     sso = await startSso();
     const callback = async (b: Browser, url: string) => {
