@@ -60,13 +60,14 @@ afterAll(() => {
   idp?.kill('SIGTERM');
 });
 
+// uiSuite's own `base` names the port it picked; TR_LISTEN above overrides that, so tests use TR_BASE_URL.
 const server = uiSuite(env);
 
 describe('SSO in the browser', () => {
   it('goes from the sign-in page through the provider to a signed-in admin', async () => {
     const browser = await server.browser();
     const page = await browser.context.newPage();
-    await page.goto(`${server.base}/#/login`);
+    await page.goto(`${env.TR_BASE_URL}/#/login`);
     const sso = page.getByRole('link', { name: 'Sign in with SSO' });
     await sso.waitFor();
     await screenshot(page, 'sign-in-sso');
@@ -86,7 +87,7 @@ describe('SSO in the browser', () => {
   it('shows a refused sign-in in words', async () => {
     const browser = await server.browser();
     const page = await browser.context.newPage();
-    await page.goto(`${server.base}/#/login`);
+    await page.goto(`${env.TR_BASE_URL}/#/login`);
     await page.getByRole('link', { name: 'Sign in with SSO' }).click();
     await page.click('button[value="bob"]');
     await page.getByText('Your single sign-on account is not allowed here.').waitFor();
