@@ -224,3 +224,16 @@ describe('SSO refusals: /#/login?error=<reason>, the reason logged for the opera
     expect(audit.length).toBe(6);
   });
 });
+
+describe('SSO from a browser that holds another sign-in', () => {
+  it('starts and finishes from a setup-only session of a local user, replacing it', async () => {
+    sso = await startSso();
+    const password = await sso.h.user('dev');
+    const local = sso.h.client();
+    expect((await local.call('/api/auth/login', { body: { username: 'dev', password } })).status).toBe(200);
+    const b = new Browser(sso);
+    b.cookies(sso.h.url).set('tr_session', local.cookies.get('tr_session')!);
+    expect(await b.signIn('alice')).toBe('/');
+    expect((await b.api('/api/me')).body).toMatchObject({ username: 'alice', is_admin: true });
+  });
+});
