@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, uiSuite } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-/** The shared test provider (../shared/clients): one confidential client, a "Sign in as X" page per user. */
-const PROVIDER = '/work/shared/clients/oidc-provider.mjs';
+/** The vendored test provider: one confidential client, a "Sign in as X" page per user with --interactive. */
+const PROVIDER = fileURLToPath(new URL('../../../../scripts/clients/oidc-provider.mjs', import.meta.url));
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

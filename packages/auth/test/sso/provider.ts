@@ -23,7 +23,7 @@ export interface TestProviderOptions {
 
 /**
  * A real OpenID Connect provider (npm `oidc-provider` 9, in this process) for SSO tests,
- * after ../shared/clients/oidc-provider.mjs: one confidential client, RS256 ID tokens, and
+ * after scripts/clients/oidc-provider.mjs: one confidential client, RS256 ID tokens, and
  * sign-in without a page: the account named by `login_hint`, else the one set with
  * `nextLogin(sub)`, else the first. Claims are per account; any claim name an account carries
  * is granted with the `openid` scope except the standard email/profile/groups ones, which
