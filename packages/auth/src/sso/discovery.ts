@@ -11,6 +11,9 @@ export interface Provider {
 
 export class DiscoveryError extends Error {}
 
+/** How long a stale copy serves after a failed refresh before the next attempt. */
+const RETRY_MS = 60_000;
+
 export interface DiscoveryOptions {
   /** Metadata older than this is fetched again at the next sign-in. Default 1 hour. */
   refreshMs?: number;
@@ -67,6 +70,8 @@ export async function discover(issuer: string, timeoutMs = 10_000): Promise<Auth
 export class DiscoveryCache {
   private cached: (Provider & { issuer: string; at: number }) | undefined;
   private inflight: { issuer: string; p: Promise<Provider> } | undefined;
+  /** After a failed refresh, the cached copy serves without another attempt until then. */
+  private retryAt = 0;
   private readonly refreshMs: number;
   private readonly maxStaleMs: number;
 
@@ -77,11 +82,14 @@ export class DiscoveryCache {
 
   async get(issuer: string): Promise<Provider> {
     const c = this.cached?.issuer === issuer ? this.cached : undefined;
-    if (c && Date.now() - c.at < this.refreshMs) return c;
+    const now = Date.now();
+    if (c && (now - c.at < this.refreshMs || now < this.retryAt)) return c;
     try {
       return await this.fetch(issuer);
     } catch (err) {
       if (c && Date.now() - c.at < this.maxStaleMs) {
+        // Through an outage, sign-ins should not each wait for a timeout: try again in a minute.
+        this.retryAt = Date.now() + RETRY_MS;
         this.opts.warn?.('SSO discovery refresh failed; using the cached document', { issuer, reason: describe(err) });
         return c;
       }
