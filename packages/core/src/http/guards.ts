@@ -28,7 +28,7 @@ export function requireWriterUser(c: Context<TroveEnv>): UserCredential {
 }
 
 // Sign-in routes stay open too: a browser holding a setup-only cookie must be able to sign in again.
-const SETUP_ONLY_ALLOWED = [/^\/api\/me$/, /^\/api\/security(\/|$)/, /^\/api\/auth\/(logout|config|login|login\/second|login\/passkey)$/];
+const SETUP_ONLY_ALLOWED = [/^\/api\/me$/, /^\/api\/security(\/|$)/, /^\/api\/auth\/(logout|config|login|login\/second|login\/passkey|oidc\/login|oidc\/callback)$/];
 
 /**
  * Rules for every `/api/` request (SPEC "Authentication"):
