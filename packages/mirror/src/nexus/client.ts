@@ -180,13 +180,13 @@ export class NexusClient {
   }
 
   /**
-   * Streams one asset into the spool, hashing on the way (sha256 and sha1 always, md5 and
-   * sha512 when the source declared them). A stalled body is aborted after `timeoutMs` of silence.
+   * Streams one asset into the spool, hashing on the way (sha256, sha1 and md5 always,
+   * sha512 when the source declared it). A stalled body is aborted after `timeoutMs` of silence.
    */
   async download(repository: string, asset: NexusAsset, spool: Spool, opts: { maxBytes: number; signal?: AbortSignal }): Promise<SpooledFile> {
     const url = this.contentUrl(repository, asset);
-    const algorithms: HashAlgorithm[] = ['sha1'];
-    if (asset.checksum.md5) algorithms.push('md5');
+    // md5 always: Nexus declares it for every blob, and Debian's index and Maven's .md5 need it.
+    const algorithms: HashAlgorithm[] = ['sha1', 'md5'];
     if (asset.checksum.sha512) algorithms.push('sha512');
     return this.withRetries(async () => {
       const { res, watch } = await this.fetchOnce(url, opts.signal);
