@@ -27,6 +27,8 @@ interface DoubleAsset extends Required<Omit<DoubleAssetOptions, 'legacyChecksums
   content: Buffer;
   legacyChecksums: boolean;
   lastModified: string;
+  /** Computed once at put: a listing of large files must not rehash them on every page. */
+  checksum: Record<string, string>;
 }
 
 interface DoubleRepo {
@@ -82,6 +84,15 @@ function iso(d: Date): string {
 
 function hex(alg: string, data: Buffer | string): string {
   return createHash(alg).update(data).digest('hex');
+}
+
+function checksums(bytes: Buffer, legacy: boolean): Record<string, string> {
+  const out: Record<string, string> = { sha1: hex('sha1', bytes), md5: hex('md5', bytes) };
+  if (!legacy) {
+    out.sha256 = hex('sha256', bytes);
+    out.sha512 = hex('sha512', bytes);
+  }
+  return out;
 }
 
 export class NexusDouble {
@@ -156,6 +167,7 @@ export class NexusDouble {
       contentType: opts.contentType ?? 'application/octet-stream',
       legacyChecksums: opts.legacyChecksums ?? false,
       lastModified: iso(new Date()),
+      checksum: checksums(Buffer.isBuffer(content) ? content : Buffer.from(content), opts.legacyChecksums ?? false),
     });
     return this;
   }
@@ -265,12 +277,7 @@ export class NexusDouble {
   private assetJson(repo: DoubleRepo, a: DoubleAsset, i: number) {
     const key = `${repo.name}/${a.path}`;
     const lie = this.knobs.lyingChecksums.has(key);
-    const bytes = lie ? Buffer.concat([a.content, Buffer.from('tampered')]) : a.content;
-    const checksum: Record<string, string> = { sha1: hex('sha1', bytes), md5: hex('md5', bytes) };
-    if (!a.legacyChecksums) {
-      checksum.sha256 = hex('sha256', bytes);
-      checksum.sha512 = hex('sha512', bytes);
-    }
+    const checksum = lie ? checksums(Buffer.concat([a.content, Buffer.from('tampered')]), a.legacyChecksums) : a.checksum;
     const slash = this.knobs.pathStyle === 'slash' || (this.knobs.pathStyle === 'mixed' && i % 2 === 0);
     const host = this.knobs.foreignDownloadUrls.has(key) ? `http://127.0.0.1:${this.decoyPort}` : this.url;
     const formatKey: Record<string, unknown> = {};
