@@ -38,7 +38,7 @@ const nexus = await new Promise((resolve, reject) => {
   double.once('exit', (code) => reject(new Error(`nexus double exited with ${code}`)));
 });
 const sourceAuth = 'Basic ' + Buffer.from(`${nexus.username}:${nexus.password}`).toString('base64');
-const trove = await startTrove({ env: { TR_MIRROR_CONCURRENCY: String(C), TR_LOG_LEVEL: 'warn' } });
+const trove = await startTrove({ env: { TR_MIRROR_CONCURRENCY: String(C), TR_LOG_LEVEL: 'warn' }, nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) });
 const adminAuth = 'Basic ' + Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64');
 
 async function api(method, path, body) {
