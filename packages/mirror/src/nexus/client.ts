@@ -210,7 +210,7 @@ export class NexusClient {
       } catch (err) {
         if (opts.signal?.aborted) throw err;
         if (watch.fired) throw new NexusError('timeout', `download stalled for ${this.timeoutMs} ms`);
-        if ((err as Error).name === 'UploadIncompleteError') throw new NexusError('unreachable', 'download ended early');
+        if ((err as Error).name === 'UploadIncompleteError') throw new NexusError('unreachable', 'the download ended early or did not have the size the source declared');
         throw err;
       }
     }, opts.signal);
