@@ -98,6 +98,15 @@ describe('mirror sync', () => {
     expect(failures.body.items[0]).toMatchObject({ path: 'evil', reason: expect.stringMatching(/downloadUrl points outside the source/) });
   });
 
+  it('refuses paths a format route would refuse (traversal, empty segments, control characters)', async () => {
+    const id = await mirrored({ ok: 'ok', 'a/../../escape': 'x', 'a//b': 'y', 'c/\u0001d': 'z' });
+    const done = await sync(id);
+    expect(done.repos[0]).toMatchObject({ fetched: 1, failed: 3 });
+    const failures = await rig.api('GET', `/mirror/syncs/${done.id}/failures`);
+    expect(failures.body.items.map((f: any) => f.reason)).toEqual(Array(3).fill(expect.stringMatching(/^unsafe path/)));
+    expect(rig.trove.ctx.db.$client.prepare('SELECT path FROM assets').all()).toEqual([{ path: 'ok' }]);
+  });
+
   it('rides out a flapping listing, and deletes nothing when the listing stays broken', async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 150; i++) files[`f${i}`] = `x${i}`;

@@ -28,6 +28,11 @@ export interface ImportRepoInput {
 }
 
 const SIDE_FILE = /\.(sha1|sha256|sha512|md5)$/;
+
+/** The rules format routes apply to request paths (core's parseRepoPath), for paths a source hands us. */
+function unsafePath(path: string): boolean {
+  return path.length > 1024 || path.split('/').some((seg) => seg === '' || seg === '.' || seg === '..' || /[\\\u0000-\u001f\u007f]/.test(seg));
+}
 const MIME = /^[\w.+-]+\/[\w.+-]+(;.{0,100})?$/;
 
 /**
@@ -99,6 +104,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     const { path } = asset;
     let file: SpooledFile | undefined;
     try {
+      if (unsafePath(path)) return fail(path.slice(0, 200), 'unsafe path (empty, "." or ".." segments, backslashes or control characters); not imported');
       if (!asset.checksum.sha1) return fail(path, 'the source declares no sha1 for this file; it cannot be verified');
       file = await client.download(sourceRepo, asset, ctx.spool, { maxBytes, signal });
       const wrong = mismatch(asset.checksum, file) ?? (check ? await check(file) : null);
