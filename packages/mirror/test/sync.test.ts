@@ -88,6 +88,25 @@ describe('mirror sync', () => {
     expect(failures.body).toMatchObject({ items: [{ source_repo: 'files', path: 'bad', reason: expect.stringMatching(/checksum mismatch: the source declares sha1/) }], next: '' });
   });
 
+  it('verifies what older blobs declare (sha1 and md5 only), and checks side files against the file they describe', async () => {
+    rig = await startRig();
+    rig.nexus.addRepo('files', 'raw');
+    rig.nexus.put('files', 'old.bin', 'from 2015', { legacyChecksums: true });
+    rig.nexus.put('files', 'lib.jar.sha1', createHash('sha1').update('jar bytes').digest('hex')); // listed before its file
+    rig.nexus.put('files', 'lib.jar', 'jar bytes');
+    rig.nexus.put('files', 'other.jar', 'other');
+    rig.nexus.put('files', 'other.jar.md5', '00000000000000000000000000000000  other.jar');
+    const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }]);
+    const done = await sync(s.id);
+    expect(done.repos[0]).toMatchObject({ listed: 5, fetched: 4, failed: 1 });
+    expect(await read('old.bin')).toEqual({ status: 200, text: 'from 2015' });
+    expect((await read('lib.jar.sha1')).status).toBe(200);
+    expect((await read('other.jar.md5')).status).toBe(404);
+    const page1 = await rig.api('GET', `/mirror/syncs/${done.id}/failures?limit=1`);
+    expect(page1.body).toMatchObject({ items: [{ path: 'other.jar.md5', reason: expect.stringMatching(/side file disagrees with other.jar/) }], next: '' });
+  });
+
   it('refuses and reports a downloadUrl on another port without fetching it', async () => {
     const id = await mirrored({ ok: 'ok', evil: 'evil' });
     rig.nexus.knobs.foreignDownloadUrls.add('files/evil');
@@ -102,8 +121,10 @@ describe('mirror sync', () => {
     const id = await mirrored({ ok: 'ok', 'a/../../escape': 'x', 'a//b': 'y', 'c/\u0001d': 'z' });
     const done = await sync(id);
     expect(done.repos[0]).toMatchObject({ fetched: 1, failed: 3 });
-    const failures = await rig.api('GET', `/mirror/syncs/${done.id}/failures`);
-    expect(failures.body.items.map((f: any) => f.reason)).toEqual(Array(3).fill(expect.stringMatching(/^unsafe path/)));
+    const first = await rig.api('GET', `/mirror/syncs/${done.id}/failures?limit=2`);
+    const rest = await rig.api('GET', `/mirror/syncs/${done.id}/failures?limit=2&after=${first.body.next}`);
+    expect(rest.body.next).toBe('');
+    expect([...first.body.items, ...rest.body.items].map((f: any) => f.reason)).toEqual(Array(3).fill(expect.stringMatching(/^unsafe path/)));
     expect(rig.trove.ctx.db.$client.prepare('SELECT path FROM assets').all()).toEqual([{ path: 'ok' }]);
   });
 
