@@ -132,8 +132,16 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     inflight.add(p);
   };
 
+  // The next page is fetched while this one's files download, so a page boundary never idles the slots.
+  const pages = client.assets(sourceRepo, signal)[Symbol.asyncIterator]();
   try {
-    for await (const page of client.assets(sourceRepo, signal)) {
+    let ahead = pages.next();
+    for (;;) {
+      const step = await ahead;
+      if (step.done) break;
+      const page = step.value;
+      ahead = pages.next();
+      ahead.catch(() => {}); // awaited (and thrown) at the top of the next round
       counters.listed += page.items.length + page.invalid;
       for (let i = 0; i < page.invalid; i++) fail('(unreadable listing entry)', 'the source listed an entry without a usable path or checksum');
       for (const asset of page.items) {
@@ -166,6 +174,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       counters.deleted++;
     }
   } finally {
+    void pages.return(undefined).catch(() => {});
     await Promise.allSettled(inflight);
     await Promise.allSettled(commits);
     clearInterval(timer);
