@@ -106,6 +106,7 @@ export async function startRig(opts: { mirror?: MirrorOptions; nexus?: NexusDoub
       await current.mirror.stop();
       await current.trove.close();
       await nexus.close();
+      (await import('node:fs')).rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return rig;
