@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,7 @@ afterEach(async () => {
   await nexus?.close();
   srv = nexus = undefined;
 });
-afterAll(() => undefined);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 async function api(method: string, path: string, body?: unknown) {
   const res = await fetch(`${srv!.url}/api${path}`, { method, headers: { Authorization: adminAuth, 'Content-Type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
