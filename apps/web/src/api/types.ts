@@ -237,10 +237,13 @@ export interface MirrorRemoteRepo {
   name: string;
   format: string;
   type: string;
-  /** The mapping, when this remote repository is mapped. */
+  distribution?: string;
+  /** The Trove repository it is mapped to; '' when unmapped. */
   target?: string | null;
   create?: boolean;
-  mapped?: boolean;
+  /** False for proxies, groups and formats Trove does not mirror, with `reason` saying why. */
+  mappable?: boolean;
+  reason?: string;
 }
 export interface MirrorSource {
   id: string;
@@ -252,7 +255,9 @@ export interface MirrorSource {
   cut_over_at?: string | null;
   created_at?: string;
   repos?: MirrorRemoteRepo[];
-  mappings?: { source_repo: string; target: string; create: boolean }[];
+  syncing?: boolean;
+  mapping?: { source_repo: string; target: string; create?: boolean }[];
+  mappings?: { source_repo: string; target: string; create?: boolean }[];
   mirror_error?: string | null;
   last_sync?: MirrorSync | null;
 }
@@ -264,12 +269,14 @@ export interface MirrorSyncRepo {
   skipped?: number;
   failed?: number;
   state?: string;
+  error?: string;
 }
 export interface MirrorSync {
   id: string;
   source_id?: string;
   state: string;
-  kind?: string;
+  /** What started it: `manual`, `schedule`, `cutover`... */
+  trigger?: string;
   started_at: string;
   finished_at?: string | null;
   error?: string | null;

@@ -23,13 +23,13 @@ interface Mapping {
 /** The mapping as the source answers it: from `mappings`, or from the remote repos' own `target`. */
 function mappingOf(s: MirrorSource): Record<string, Mapping> {
   const out: Record<string, Mapping> = {};
-  for (const m of s.mappings ?? []) out[m.source_repo] = m;
+  for (const m of [...(s.mapping ?? []), ...(s.mappings ?? [])]) out[m.source_repo] = { source_repo: m.source_repo, target: m.target, create: !!m.create };
   for (const r of s.repos ?? []) if (r.target && !out[r.name]) out[r.name] = { source_repo: r.name, target: r.target, create: !!r.create };
   return out;
 }
 
-/** Proxy and group repositories hold no content of their own, so only hosted ones can be mirrored. */
-const mappable = (r: MirrorRemoteRepo) => !r.type || r.type === 'hosted';
+/** Proxy and group repositories hold no content of their own, so only hosted ones can be mirrored (the server says so in `mappable`). */
+const mappable = (r: MirrorRemoteRepo) => r.mappable ?? (!r.type || r.type === 'hosted');
 
 function MappingEditor({ source, cutOver, onSaved }: { source: MirrorSource; cutOver: boolean; onSaved(): void }) {
   const [rows, setRows] = useState<Record<string, Mapping>>(() => mappingOf(source));
@@ -83,7 +83,7 @@ function MappingEditor({ source, cutOver, onSaved }: { source: MirrorSource; cut
                     <input id={`target-${r.name}`} value={m?.target ?? ''} disabled={!m || cutOver} onChange={(e) => m && set(r.name, { ...m, target: e.target.value })} />
                   </>
                 ) : (
-                  <span className="muted small">{r.type} repositories hold no files of their own</span>
+                  <span className="muted small">{r.reason ?? `${r.type} repositories hold no files of their own`}</span>
                 )}
               </td>
               <td>
@@ -155,7 +155,7 @@ export function SourcePage({ id, added }: { id: string; added: boolean }) {
   const [notice, setNotice] = useState(added ? 'Source added: the connection works.' : '');
   const { busy, error, run } = useAction();
   const s = source.state === 'ok' ? source.data : null;
-  const cutOver = !!s && (!!s.cut_over || !!s.cut_over_at);
+  const cutOver = !!s && (s.state === 'cut_over' || !!s.cut_over || !!s.cut_over_at);
 
   return (
     <section>
@@ -190,7 +190,7 @@ export function SourcePage({ id, added }: { id: string; added: boolean }) {
                 <dt>User</dt>
                 <dd>{s.username}</dd>
                 <dt>State</dt>
-                <dd>{cutOver ? 'cut over: read-only history' : 'mirroring'}</dd>
+                <dd>{cutOver ? 'cut over: read-only history' : s.syncing ? 'mirroring, a sync is running' : 'mirroring'}</dd>
               </dl>
               <div className="actions">
                 {!cutOver && (
@@ -205,9 +205,12 @@ export function SourcePage({ id, added }: { id: string; added: boolean }) {
                     disabled={busy}
                     onClick={() =>
                       run(async () => {
-                        await post(`/api/mirror/sources/${enc(s.id)}/sync`);
-                        setNotice('Sync started.');
-                        syncs.reload();
+                        const started = await post<MirrorSync | null>(`/api/mirror/sources/${enc(s.id)}/sync`);
+                        if (started?.id) navigate(link('admin', 'mirror', 'syncs', started.id));
+                        else {
+                          setNotice('Sync started.');
+                          syncs.reload();
+                        }
                       })
                     }
                   >
@@ -238,8 +241,9 @@ export function SourcePage({ id, added }: { id: string; added: boolean }) {
                 confirm="Final sync, then make the mapped repositories Trove's own"
                 onConfirm={async () => {
                   await run(async () => {
-                    await post(`/api/mirror/sources/${enc(s.id)}/cutover`);
+                    const r = await post<{ sync?: MirrorSync } | null>(`/api/mirror/sources/${enc(s.id)}/cutover`);
                     setNotice('Cut-over started: a final sync runs, then the repositories become writable here.');
+                    if (r?.sync?.id) navigate(link('admin', 'mirror', 'syncs', r.sync.id));
                     source.reload();
                     syncs.reload();
                   });

@@ -76,7 +76,7 @@ export function SourcesPage() {
                 </td>
                 <td className="wrap-cell">{s.base_url}</td>
                 <td>{s.username}</td>
-                <td>{s.cut_over || s.cut_over_at ? <span className="state expired">cut over</span> : <span className="state open">{s.state ?? 'mirroring'}</span>}</td>
+                <td>{s.state === 'cut_over' || s.cut_over || s.cut_over_at ? <span className="state expired">cut over</span> : <span className="state open">{s.syncing ? 'syncing' : 'mirroring'}</span>}</td>
               </tr>
             ))}
           </Table>

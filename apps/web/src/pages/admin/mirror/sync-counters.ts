@@ -1,8 +1,9 @@
 import type { MirrorSync } from '../../../api/types';
 
 /** Known counters first, in the order a sync moves through them; any other numeric field follows. */
-const ORDER = ['listed', 'total', 'fetched', 'imported', 'skipped', 'deleted', 'failed', 'bytes'];
-const SKIP = new Set(['id']);
+const ORDER = ['listed', 'total', 'fetched', 'imported', 'skipped', 'skipped_unchanged', 'deleted', 'failed', 'bytes'];
+/** Numbers that are not counters (how often a sync was resumed is shown apart). */
+const SKIP = new Set(['id', 'resumes']);
 
 /**
  * The numeric counters of a sync or of one of its repositories. The SPEC leaves the sync

@@ -65,7 +65,7 @@ export function SyncPage({ id }: { id: string }) {
               <span className={`state ${running ? 'pending' : sync.state === 'done' ? 'open' : 'failed'}`} data-testid="sync-state">
                 {sync.state}
               </span>{' '}
-              {sync.kind && <span className="muted">{sync.kind}</span>}
+              {sync.trigger && <span className="muted">started by {sync.trigger === 'manual' ? 'hand' : sync.trigger}</span>}
             </p>
             <dl className="stats">
               {Object.entries(syncTotals(sync)).map(([k, v]) => (
@@ -101,7 +101,11 @@ export function SyncPage({ id }: { id: string }) {
                   const c = Object.fromEntries(counters(r));
                   return (
                     <tr key={r.source_repo}>
-                      <td>{r.source_repo}</td>
+                      <td>
+                        {r.source_repo}
+                        {r.state && <span className="muted small"> · {r.state}</span>}
+                        {r.error && <div className="hint bad">{r.error}</div>}
+                      </td>
                       <td>
                         <a href={link('repos', r.target)}>{r.target}</a>
                       </td>
