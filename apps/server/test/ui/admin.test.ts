@@ -235,4 +235,28 @@ describe('the administrator console in the browser', () => {
     await page.locator('tbody tr').first().waitFor();
     await screenshot(page, 'trusts-mobile');
   }, 90_000);
+
+  it('works from the keyboard alone: a setting saved with Enter, a delete cancelled with Escape and confirmed with Enter', async () => {
+    const { page } = await adminPage();
+    await page.goto(`${server.base}/#/admin/settings?group=publishing`);
+    await page.getByLabel('Publish session lifetime').focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('10m');
+    await page.keyboard.press('Enter');
+    await page.getByText('Saved 1 change.').waitFor();
+    expect(await setting('publish.session_ttl')).toMatchObject({ value: '10m', source: 'db' });
+
+    await page.goto(`${server.base}/#/admin/trusts`);
+    const name = 'a-policy-with-a-rather-long-name-for-a-narrow-screen';
+    const row = page.locator('tbody tr', { hasText: name });
+    const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+    await row.getByRole('button', { name: 'Delete' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe(`Delete ${name}`); // the confirmation takes the focus
+    await page.keyboard.press('Escape');
+    await expect.poll(focused).toBe('Delete'); // and gives it back
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.getByText(`Policy ${name} deleted`).waitFor();
+  }, 60_000);
 });

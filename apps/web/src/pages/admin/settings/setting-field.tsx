@@ -122,6 +122,8 @@ export function SettingField({ item, draft, error, onChange }: { item: SettingIt
           <input
             id={id}
             type="password"
+            // Revealed by "Replace": the keyboard lands where the new value goes.
+            autoFocus
             autoComplete="new-password"
             aria-describedby={described}
             aria-invalid={!!error}
