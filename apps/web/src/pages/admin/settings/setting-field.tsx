@@ -169,19 +169,21 @@ export function SettingField({ item, draft, error, onChange }: { item: SettingIt
         ))}
       </select>
     );
-  else if (item.type === 'list')
+  else if (item.type === 'list') {
+    const text = typeof draft === 'string' ? draft : displayValue(item, shown);
     control = (
       <textarea
         id={id}
-        rows={Math.max(2, (shown as string[]).length + 1)}
+        rows={Math.min(8, Math.max(2, text.split('\n').length + 1))}
         aria-describedby={described}
         aria-invalid={!!error}
-        value={typeof draft === 'string' ? draft : displayValue(item, shown)}
+        value={text}
         placeholder="One entry a line"
         // Kept as typed while editing; turned into a list when saved.
         onChange={(e) => onChange(e.target.value)}
       />
     );
+  }
   else
     control = (
       <input
