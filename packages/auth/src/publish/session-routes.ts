@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { verifyAsync } from '@noble/ed25519';
 import {
+  badRequest,
   decodeCursor,
   forbidden,
   notFound,
@@ -20,7 +21,10 @@ import { body, freshProof, ipKey, ipOf, reqString, requirePublisher, requireSess
 import type { NonceStore } from './nonces.js';
 import { matchCiToken } from './oidc.js';
 import { isCursor } from '../paging.js';
-import { logJson, sessionJson, type SessionStore } from './sessions.js';
+import { logJson, sessionJson, type LogFilter, type SessionStore } from './sessions.js';
+import { filterParam } from '../audit/routes.js';
+
+const PROOFS = ['device', 'oidc', 'manual'] as const;
 import type { TrustStore } from './trusts.js';
 
 export interface SessionRouteParts {
@@ -165,7 +169,16 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
 
   app.get('/publish/log', (c) => {
     requireAdmin(c);
-    const res = sessions.page({ after: decodeCursor(c.req.query('after'), isCursor), limit: pageLimit(c.req.query('limit')) });
+    // `proof` is the log's "action": how the session was opened.
+    const proof = filterParam(c.req.query('proof'), 'proof');
+    if (proof && !PROOFS.includes(proof as never)) throw badRequest(`proof must be one of ${PROOFS.join(', ')}`);
+    const res = sessions.page({
+      after: decodeCursor(c.req.query('after'), isCursor),
+      limit: pageLimit(c.req.query('limit')),
+      actor: filterParam(c.req.query('actor'), 'actor'),
+      proof: (proof || undefined) as LogFilter['proof'],
+      repo: filterParam(c.req.query('repo'), 'repo'),
+    });
     const names = new Map<string, string | null>();
     const nameOf = (id: string | null) => {
       if (!id) return null;

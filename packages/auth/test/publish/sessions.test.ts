@@ -224,6 +224,13 @@ describe('publish log', () => {
     expect(all.map((e: any) => e.id)).toEqual(made.map((m) => m.id).reverse());
     expect(all[0]).toMatchObject({ user: 'root', actor: 'root', proof: 'manual', repo: 'other', state: 'open', closed_at: null });
     expect(all[1]).toMatchObject({ user: 'alice', proof: 'manual', repo: 'files', state: 'open' });
+    // server-side filters: actor, proof (how the session was opened) and repository
+    const only = async (q: string) => (await call(h, `/api/publish/log?${q}`, { auth: 'root' })).body.items.map((e: any) => e.id);
+    expect(await only('repo=other')).toEqual([made[3]!.id]);
+    expect(await only('actor=alice')).toEqual(made.slice(0, 3).map((m) => m.id).reverse());
+    expect(await only('proof=manual&repo=files')).toEqual(made.slice(0, 3).map((m) => m.id).reverse());
+    expect(await only('proof=oidc')).toEqual([]);
+    expect((await call(h, '/api/publish/log?proof=password', { auth: 'root' })).status).toBe(400);
     expect(all[3]).toMatchObject({ state: 'closed', closed_reason: 'closed' });
     expect(typeof all[3].closed_at).toBe('string');
     // Own sessions: alice sees her three, not root's.
