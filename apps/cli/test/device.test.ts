@@ -163,6 +163,8 @@ describe('trove upload', () => {
     } finally {
       await api(srv.url, '/api/settings', { method: 'PATCH', body: { max_upload_bytes: null } });
     }
+    r = await cli(['upload', 'files', join(dir, 'other.tar.gz'), 'app/../../other/x']);
+    expect([r.code, r.stderr]).toEqual([2, 'trove: PATH must not contain . or .. segments: app/../../other/x (see: trove upload --help)\n']);
     r = await cli(['upload', 'files', join(dir, 'missing.bin')]);
     expect([r.code, r.stderr]).toEqual([1, `trove: cannot read ${join(dir, 'missing.bin')}: no such file\n`]);
   });
