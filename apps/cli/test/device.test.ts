@@ -1,7 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, CLIENTS, publisher, removeTempDirs, start, startServer, tempDir, totpAt, trove, waitForSigningKey, type Server } from './harness.js';
+import { api, CLI, CLIENTS, publisher, removeTempDirs, start, startServer, tempDir, totpAt, trove, waitForSigningKey, type Server } from './harness.js';
 
 /**
  * A developer machine, through the built CLI and the built server: enroll (approved with a
@@ -136,6 +136,18 @@ describe('trove upload', () => {
     expect(JSON.parse(r.stdout).path).toBe('app.tar.gz');
   });
 
+  it('draws a progress bar when stderr is a terminal (and none otherwise)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'big.bin'), Buffer.alloc(8 * 1024 * 1024, 1));
+    // util-linux `script` gives the CLI a pseudo-terminal; its output is what the terminal showed.
+    const tty = await start('script', ['-qfec', `node ${CLI} upload files ${join(dir, 'big.bin')} tty/big.bin`, '/dev/null'], { env: { HOME: home, TROVE_CONFIG_DIR: home } }).done;
+    expect(tty.code, tty.stdout).toBe(0);
+    expect(tty.stdout).toMatch(/\rbig\.bin \[#+\] 100%  8\.0\/8\.0 MiB/);
+    expect(tty.stdout).toContain('"path":"tty/big.bin"');
+    const piped = await cli(['upload', 'files', join(dir, 'big.bin'), 'tty/big.bin']);
+    expect([piped.code, piped.stderr]).toEqual([0, '']);
+  });
+
   it('explains a 409 (different bytes, overwrite deny) and a 413 (over max_upload_bytes) in words', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'other.tar.gz'), 'different bytes');
@@ -151,6 +163,8 @@ describe('trove upload', () => {
     } finally {
       await api(srv.url, '/api/settings', { method: 'PATCH', body: { max_upload_bytes: null } });
     }
+    r = await cli(['upload', 'files', join(dir, 'other.tar.gz'), 'app/../../other/x']);
+    expect([r.code, r.stderr]).toEqual([2, 'trove: PATH must not contain . or .. segments: app/../../other/x (see: trove upload --help)\n']);
     r = await cli(['upload', 'files', join(dir, 'missing.bin')]);
     expect([r.code, r.stderr]).toEqual([1, `trove: cannot read ${join(dir, 'missing.bin')}: no such file\n`]);
   });

@@ -129,6 +129,8 @@ export async function upload(argv: string[]): Promise<number> {
       if (values.dist || values.component) throw usage('upload', `${repo} is a raw repository: give a PATH, not --dist/--component`);
       const path = (pathArg ?? basename(file)).replace(/^\/+/, '');
       if (!path) throw usage('upload', 'PATH is empty');
+      // URL parsing would resolve them, sending the file somewhere else than PATH says.
+      if (path.split('/').some((seg) => seg === '.' || seg === '..')) throw usage('upload', `PATH must not contain . or .. segments: ${path}`);
       target = `${url}/raw/${encodeURIComponent(repo)}/${encodePath(path)}`;
       where = path;
     } else if (s.format === 'debian') {
