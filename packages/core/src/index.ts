@@ -26,7 +26,7 @@ export { errorHandler, notFoundHandler, toTroveError } from './http/error-mapper
 export { clientIp, proxyMatcher } from './http/client-ip.js';
 export { credentials } from './http/credentials.js';
 export { csrfGuard } from './http/csrf.js';
-export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules } from './http/guards.js';
+export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules, basicCredentialRules, type BasicCredentialRule } from './http/guards.js';
 export { readBody, readJson, readJsonObject } from './http/json-body.js';
 export { pageLimit, encodeCursor, decodeCursor, page, isString, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
 export { serveAsset, serveBytes, parseRange, notModified, redirectOption, type Representation, type ServeOptions } from './http/serve-blob.js';
