@@ -66,11 +66,14 @@ describe('admin audit log', () => {
   it('records the client IP behind a trusted proxy, and limits failed attempts per that IP', async () => {
     h = await startAccounts({ env: { TR_TRUSTED_PROXIES: '127.0.0.1/32' } });
     const from = (ip: string) => ({ 'x-forwarded-for': ip });
+    // The attempt is taken before the (slow) password check, so of 12 parallel guesses from one
+    // address at most the burst of 10 get an answer and the rest 429, however slow scrypt runs.
     const tries = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => api(h!, '/api/auth/login', { body: { username: `nobody${i}`, password: 'wrong-password' }, headers: from('203.0.113.7') })),
+      Array.from({ length: 12 }, (_, i) => api(h!, '/api/auth/login', { body: { username: `nobody${i}`, password: 'wrong-password' }, headers: from('203.0.113.7') })),
     );
-    expect(tries.map((r) => r.status)).toEqual(Array(10).fill(401));
-    expect((await api(h, '/api/auth/login', { body: { username: 'root', password: ROOT_PASSWORD }, headers: from('203.0.113.7') })).status).toBe(429);
+    const statuses = tries.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
     // Another client address is not affected.
     expect((await api(h, '/api/auth/login', { body: { username: 'root', password: ROOT_PASSWORD }, headers: from('198.51.100.2') })).status).toBe(200);
     const items = (await api(h, '/api/audit', { auth: basic('root', ROOT_PASSWORD) })).body.items;
