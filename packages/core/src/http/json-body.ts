@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { badRequest, payloadTooLarge } from '../errors.js';
+import { askForBody } from './continue.js';
 import type { TroveEnv } from './env.js';
 
 /**
@@ -10,6 +11,7 @@ import type { TroveEnv } from './env.js';
 export async function readBody(c: Context<TroveEnv>, limit: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (declared > limit) throw payloadTooLarge(limit);
+  askForBody(c);
   const body = c.req.raw.body;
   if (!body) return Buffer.alloc(0);
   const reader = body.getReader();
