@@ -22,7 +22,12 @@ import { meJson } from './me.js';
 import { checkPasswordStrength, hashPassword, verifyPassword } from './passwords.js';
 
 /** `GET /api/me`, `GET/POST /api/users`, `PATCH /api/users/{username}`. */
-export function userRoutes(ctx: CoreContext, proof: Pick<FreshProofVerifier, 'hasSecondFactor'>, sessions: UiSessionStore) {
+export function userRoutes(
+  ctx: CoreContext,
+  proof: Pick<FreshProofVerifier, 'hasSecondFactor'>,
+  sessions: UiSessionStore,
+  hooks: { onDisabled?: (user: UserRow) => void } = {},
+) {
   const app = new Hono<TroveEnv>();
   const limit = () => ctx.settings.int('max_json_bytes');
 
@@ -84,6 +89,8 @@ export function userRoutes(ctx: CoreContext, proof: Pick<FreshProofVerifier, 'ha
     const updated = ctx.users.update(target.id, set);
     // Their sessions already stopped matching (credentials version); drop the rows too.
     if (set.passwordHash || set.disabled) sessions.endStale(updated);
+    // Publish sessions end for good: re-enabling the user does not bring them back.
+    if (set.disabled) hooks.onDisabled?.(updated);
     // Field names only: never the password.
     ctx.audit.recordFor(c, { action: 'user.update', target: updated.username, detail: { fields: Object.keys(b).filter((k) => k !== 'current_password') } });
     // A password change ends every session of the user (credentials version); keep the

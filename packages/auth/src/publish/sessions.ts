@@ -7,7 +7,7 @@ import { sessions, type SessionRow } from './schema.js';
 /** SPEC "Publish log retention": expired sessions stay 30 days after expiry. */
 export const LOG_RETENTION_MS = 30 * 24 * 3_600_000;
 
-export type CloseReason = 'closed' | 'device revoked' | 'trust policy changed' | 'trust policy disabled' | 'trust policy deleted';
+export type CloseReason = 'closed' | 'device revoked' | 'trust policy changed' | 'trust policy disabled' | 'trust policy deleted' | 'user disabled';
 
 export interface NewSession {
   repo: string;
@@ -94,6 +94,11 @@ export class SessionStore {
 
   closeForDevice(deviceId: string, reason: CloseReason): number {
     return this.closeWhere(eq(sessions.deviceId, deviceId), reason);
+  }
+
+  /** Every open device or manual session of a user (disabled: re-enabling must not revive them). */
+  closeForUser(userId: string, reason: CloseReason): number {
+    return this.closeWhere(eq(sessions.userId, userId), reason);
   }
 
   closeForTrust(trustId: string, reason: CloseReason): number {
