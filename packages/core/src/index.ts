@@ -28,7 +28,7 @@ export { credentials } from './http/credentials.js';
 export { csrfGuard } from './http/csrf.js';
 export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules, basicCredentialRules, type BasicCredentialRule } from './http/guards.js';
 export { readBody, readJson, readJsonObject } from './http/json-body.js';
-export { pageLimit, encodeCursor, decodeCursor, page, isString, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
+export { pageLimit, encodeCursor, decodeCursor, page, isString, listQuery, pageInMemory, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
 export { serveAsset, serveBytes, parseRange, notModified, redirectOption, type Representation, type ServeOptions } from './http/serve-blob.js';
 export { receiveUpload } from './http/upload.js';
 export { mountFormat } from './http/mount.js';

@@ -1,11 +1,10 @@
 import { Hono } from 'hono';
 import {
   badRequest,
-  decodeCursor,
   forbidden,
   isString,
+  listQuery,
   page,
-  pageLimit,
   readJsonObject,
   requireAdmin,
   requireUser,
@@ -35,7 +34,7 @@ export function userRoutes(
 
   app.get('/users', (c) => {
     requireAdmin(c);
-    const r = ctx.users.page({ after: decodeCursor(c.req.query('after'), isString), limit: pageLimit(c.req.query('limit')) });
+    const r = ctx.users.page({ ...listQuery(c, isString) });
     return c.json(page(r.items.map((u) => meJson(u, proof)), r.last));
   });
 

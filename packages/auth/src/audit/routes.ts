@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { auditJson, decodeCursor, page, pageLimit, requireAdmin, type CoreContext, type TroveEnv } from '@trove/core';
+import { auditJson, listQuery, page, requireAdmin, type CoreContext, type TroveEnv } from '@trove/core';
 
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
@@ -8,7 +8,7 @@ export function auditRoutes(ctx: CoreContext): Hono<TroveEnv> {
   const app = new Hono<TroveEnv>();
   app.get('/audit', (c) => {
     requireAdmin(c);
-    const r = ctx.audit.page({ after: decodeCursor(c.req.query('after'), isId), limit: pageLimit(c.req.query('limit')) });
+    const r = ctx.audit.page({ ...listQuery(c, isId) });
     return c.json(page(r.items.map(auditJson), r.last));
   });
   return app;

@@ -1,11 +1,10 @@
 import { Hono, type Context } from 'hono';
 import { verifyAsync } from '@noble/ed25519';
 import {
-  decodeCursor,
   forbidden,
+  listQuery,
   notFound,
   page,
-  pageLimit,
   requireAdmin,
   unauthorized,
   type CoreContext,
@@ -138,7 +137,7 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
 
   app.get('/publish/sessions', (c) => {
     const { user } = requireSessionUser(c);
-    const res = sessions.page({ userId: user.id, after: decodeCursor(c.req.query('after'), isCursor), limit: pageLimit(c.req.query('limit')) });
+    const res = sessions.page({ userId: user.id, ...listQuery(c, isCursor) });
     return c.json(page(res.items.map(sessionJson), res.last));
   });
 
@@ -154,7 +153,7 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
 
   app.get('/publish/log', (c) => {
     requireAdmin(c);
-    const res = sessions.page({ after: decodeCursor(c.req.query('after'), isCursor), limit: pageLimit(c.req.query('limit')) });
+    const res = sessions.page({ ...listQuery(c, isCursor) });
     const names = new Map<string, string | null>();
     const nameOf = (id: string | null) => {
       if (!id) return null;
