@@ -38,3 +38,5 @@ export { buildHttpApp, type HttpAppParts } from './http/app.js';
 export { parseRepoPath } from './http/repo-path.js';
 export { jsonClientErrors } from './http/client-error.js';
 export { listen } from './http/listen.js';
+export { isActiveContentType, inertContentType, contentHeaders } from './http/active-content.js';
+export { FORMAT_SECURITY_HEADERS } from './http/format-headers.js';
