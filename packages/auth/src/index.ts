@@ -68,7 +68,7 @@ export function createAuth(ctx: CoreContext): AuthModule {
     resolver: credentialResolver(ctx, { publish: publishing.verifier, failures, sessions, tokens }),
     routes: [
       loginRoutes({ ctx, factors, sessions, pending, failures }),
-      userRoutes(ctx, proof, sessions),
+      userRoutes(ctx, proof, sessions, { onDisabled: (user) => publishing.endSessionsOf(user.id) }),
       securityRoutes(ctx, factors, sessions),
       tokenRoutes(ctx, tokens),
       auditRoutes(ctx),

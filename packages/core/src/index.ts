@@ -27,9 +27,9 @@ export { errorHandler, notFoundHandler, toTroveError } from './http/error-mapper
 export { clientIp, proxyMatcher } from './http/client-ip.js';
 export { credentials } from './http/credentials.js';
 export { csrfGuard } from './http/csrf.js';
-export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules } from './http/guards.js';
+export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules, basicCredentialRules, type BasicCredentialRule } from './http/guards.js';
 export { readBody, readJson, readJsonObject } from './http/json-body.js';
-export { pageLimit, encodeCursor, decodeCursor, page, isString, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
+export { pageLimit, encodeCursor, decodeCursor, page, isString, listQuery, pageInMemory, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
 export { serveAsset, serveBytes, parseRange, notModified, redirectOption, type Representation, type ServeOptions } from './http/serve-blob.js';
 export { receiveUpload } from './http/upload.js';
 export { mountFormat } from './http/mount.js';
@@ -39,3 +39,5 @@ export { buildHttpApp, type HttpAppParts } from './http/app.js';
 export { parseRepoPath } from './http/repo-path.js';
 export { jsonClientErrors } from './http/client-error.js';
 export { listen } from './http/listen.js';
+export { isActiveContentType, inertContentType, contentHeaders } from './http/active-content.js';
+export { FORMAT_SECURITY_HEADERS } from './http/format-headers.js';

@@ -66,6 +66,22 @@ export const put = <T>(path: string, body: unknown) => request<T>('PUT', path, b
 export const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, body);
 export const del = (path: string, headers?: Record<string, string>) => request<void>('DELETE', path, undefined, headers);
 
+/**
+ * Every item of a `{items, next}` list, following the cursors 200 at a time: for pickers and
+ * small admin lists that show everything at once (repositories).
+ */
+export async function getAll<T>(path: string): Promise<T[]> {
+  const items: T[] = [];
+  let after = '';
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const page = await get<{ items: T[]; next: string }>(`${path}${sep}limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+    items.push(...page.items);
+    after = page.next;
+  } while (after);
+  return items;
+}
+
 /** Builds `/api/...?a=b` from a path and defined query values, encoding each. */
 export function url(path: string, query: Record<string, string | number | undefined | null> = {}): string {
   const q = new URLSearchParams();

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { auditJson, badRequest, decodeCursor, page, pageLimit, requireAdmin, type CoreContext, type TroveEnv } from '@trove/core';
+import { auditJson, badRequest, listQuery, page, requireAdmin, type CoreContext, type TroveEnv } from '@trove/core';
 
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
@@ -20,8 +20,7 @@ export function auditRoutes(ctx: CoreContext): Hono<TroveEnv> {
   app.get('/audit', (c) => {
     requireAdmin(c);
     const r = ctx.audit.page({
-      after: decodeCursor(c.req.query('after'), isId),
-      limit: pageLimit(c.req.query('limit')),
+      ...listQuery(c, isId),
       actor: filterParam(c.req.query('actor'), 'actor'),
       action: filterParam(c.req.query('action'), 'action'),
       repo: filterParam(c.req.query('repo'), 'repo'),

@@ -13,7 +13,7 @@ export interface LogFilter {
   repo?: string;
 }
 
-export type CloseReason = 'closed' | 'device revoked' | 'trust policy changed' | 'trust policy disabled' | 'trust policy deleted';
+export type CloseReason = 'closed' | 'device revoked' | 'trust policy changed' | 'trust policy disabled' | 'trust policy deleted' | 'user disabled';
 
 export interface NewSession {
   repo: string;
@@ -103,6 +103,11 @@ export class SessionStore {
 
   closeForDevice(deviceId: string, reason: CloseReason): number {
     return this.closeWhere(eq(sessions.deviceId, deviceId), reason);
+  }
+
+  /** Every open device or manual session of a user (disabled: re-enabling must not revive them). */
+  closeForUser(userId: string, reason: CloseReason): number {
+    return this.closeWhere(eq(sessions.userId, userId), reason);
   }
 
   closeForTrust(trustId: string, reason: CloseReason): number {

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { requireAdmin, requireWriterUser, type CoreContext, type TroveEnv } from '@trove/core';
+import { isString, listQuery, pageInMemory, requireAdmin, requireWriterUser, type CoreContext, type TroveEnv } from '@trove/core';
 import { body } from './http.js';
 import type { SessionStore } from './sessions.js';
 import { changesIdentity, parseTrust, toInput, trustJson, type TrustStore } from './trusts.js';
@@ -14,7 +14,8 @@ export function trustRoutes(ctx: CoreContext, trusts: TrustStore, sessions: Sess
 
   app.get('/publish/trusts', (c) => {
     requireAdmin(c);
-    return c.json({ items: trusts.list().map(trustJson), next: '' });
+    // Name order (SPEC); names are unique.
+    return c.json(pageInMemory(trusts.list().map(trustJson), (t) => t.name, listQuery(c, isString)));
   });
 
   app.post('/publish/trusts', async (c) => {

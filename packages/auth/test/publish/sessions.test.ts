@@ -122,7 +122,7 @@ describe('publish session state table', () => {
       const auth = scheme === 'Bearer' ? `Bearer ${s.body.token}` : s.body.token;
       const other = await manual();
       expect((await call(h, `/api/publish/sessions/${s.body.id}`, { method: 'DELETE', auth: other.body.token })).status).toBe(403);
-      expect((await call(h, `/api/publish/sessions/${s.body.id}`, { method: 'DELETE', auth: 'alice' })).status).toBe(403);
+      expect((await call(h, `/api/publish/sessions/${s.body.id}`, { method: 'DELETE', auth: 'alice@session' })).status).toBe(403);
       expect((await call(h, `/api/publish/sessions/${s.body.id}`, { method: 'DELETE', auth })).status).toBe(204);
       expect((await rawPut(h, 'files', 'x.txt', 'x', s.body.token)).status).toBe(401);
       expect((await call(h, `/api/publish/sessions/${s.body.id}`, { method: 'DELETE', auth })).status).toBe(401);
