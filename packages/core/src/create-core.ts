@@ -8,6 +8,7 @@ import { AuditLog } from './audit/service.js';
 import type { CoreContext } from './context.js';
 import { applyMigrations, coreMigrations, openDatabase, type MigrationSet } from './db/open.js';
 import { FormatRegistry, type FormatDefinition } from './format.js';
+import { JobRunner } from './jobs/runner.js';
 import { PermissionService } from './repos/permissions.js';
 import { RepoService } from './repos/service.js';
 import { coreSettingsGroups } from './settings/core-settings.js';
@@ -70,6 +71,7 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
   const repos = new RepoService(db, formats);
   const permissions = new PermissionService(db);
   const baseUrl = () => settings.string('base_url');
+  const jobs = new JobRunner(db, log);
   const ctx: CoreContext = {
     db,
     settings,
@@ -85,9 +87,11 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
     assets: new AssetService(db, blobs, spool),
     audit: new AuditLog(db),
     secrets: box,
+    jobs,
     credentials: { resolver: denyAllResolver },
     baseUrl,
     async close() {
+      await jobs.stop();
       await blobs.close();
       sqlite.close();
     },

@@ -13,9 +13,10 @@ export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnEx
 export { RepoService, repoJson, REPO_NAME } from './repos/service.js';
 export { PermissionService } from './repos/permissions.js';
 export { UserService, userJson, USERNAME } from './users/service.js';
+export { JobRunner, type JobHandler, type JobRecord, type JobRun, type JobState } from './jobs/index.js';
 export { openDatabase, applyMigrations, coreMigrations, type MigrationSet, type TroveDb } from './db/open.js';
 export * as schema from './db/schema.js';
-export type { AssetRow, AuditRow, RepoRow, UserRow, PermissionLevel } from './db/schema.js';
+export type { AssetRow, AuditRow, JobRow, RepoRow, UserRow, PermissionLevel } from './db/schema.js';
 export { SettingsRegistry, type PatchHook, type PendingChange } from './settings/registry.js';
 export { SecretBox } from './settings/secret-box.js';
 export { parseDuration } from './settings/duration.js';
