@@ -2,7 +2,7 @@
 // available as subpaths (`@trove/core/http/serve-blob`, `@trove/core/settings/types`, ...).
 export * from './errors.js';
 export type { CoreContext, FormatContext } from './context.js';
-export { createCore, defaultFsDriver, type CreateCoreOptions } from './create-core.js';
+export { createCore, type CreateCoreOptions } from './create-core.js';
 export { defineFormat, FormatRegistry, type FormatDefinition, type FormatDescriptor, type UsageInput, type UsageSnippet } from './format.js';
 export type { Credential, CredentialRequest, CredentialResolver, PublishGrant } from './access/credential.js';
 export { ANONYMOUS } from './access/credential.js';
