@@ -39,3 +39,4 @@ export { buildHttpApp, type HttpAppParts } from './http/app.js';
 export { parseRepoPath } from './http/repo-path.js';
 export { jsonClientErrors } from './http/client-error.js';
 export { listen } from './http/listen.js';
+export { createStorage, MOVE_KIND, GC_KIND, moveJson, type Storage } from './storage/index.js';

@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { TroveDb } from '../db/open.js';
 import { jobs, type JobRow } from '../db/schema.js';
@@ -155,6 +156,7 @@ export class JobRunner {
   private run(record: JobRecord, resumed: boolean, cancelRequested: boolean): void {
     const handler = this.handlers.get(record.kind)!;
     const abort = new AbortController();
+    setMaxListeners(0, abort.signal); // a handler passes its signal to every request it makes in parallel
     const live: Live = { record: { ...record }, abort, cancelRequested, done: undefined as unknown as Promise<JobRecord>, lastFlush: 0 };
     if (cancelRequested) abort.abort(new CancelRequested());
     const run: JobRun = {
