@@ -50,6 +50,10 @@ describe('s3 driver', () => {
     for await (const e of d.list('many/')) seen.add(e.key);
     expect(seen.size).toBe(1010);
     expect(seen.has('many/01009')).toBe(true);
+    await d.deleteMany!([...seen]); // two DeleteObjects requests
+    const left = [];
+    for await (const e of d.list('many/')) left.push(e);
+    expect(left).toEqual([]);
   }, 60_000);
 
   it('stores a file larger than one part as a multipart upload', async () => {

@@ -1,5 +1,6 @@
 import {
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
@@ -120,6 +121,16 @@ export function s3Driver(opts: S3DriverOptions): BlobDriver {
 
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+    },
+
+    async deleteMany(keys) {
+      for (let i = 0; i < keys.length; i += 1000) {
+        const out = await client.send(
+          new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.slice(i, i + 1000).map((k) => ({ Key: objectKey(k) })), Quiet: true } }),
+        );
+        const failed = out.Errors ?? [];
+        if (failed.length) throw new Error(`could not delete ${failed.length} object(s), first ${failed[0]!.Key}: ${failed[0]!.Code} ${failed[0]!.Message ?? ''}`);
+      }
     },
 
     async *list(under = '') {

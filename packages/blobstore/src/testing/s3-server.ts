@@ -1,8 +1,9 @@
-import crypto from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 export interface TestS3Server {
   endpoint: string;
@@ -10,55 +11,52 @@ export interface TestS3Server {
   accessKeyId: string;
   secretAccessKey: string;
   bucket: string;
+  /** s3rver's directory: `<dir>/<bucket>/<key>._S3rver_object` per object. */
   dir: string;
+  /** The server's process id (a benchmark pins or measures it). */
+  pid: number;
   close(): Promise<void>;
 }
 
-let desPatched = false;
+/** Same path from src/testing and dist/testing: the package root's scripts/. */
+const SCRIPT = fileURLToPath(new URL('../../scripts/s3rver.mjs', import.meta.url));
 
 /**
- * s3rver encrypts ListObjectsV2 continuation tokens with single DES, which Node 17+ (OpenSSL 3)
- * lacks without --openssl-legacy-provider (paging then fails with InternalError). 3DES with three
- * equal keys is exactly DES and is in the default provider. Patched once, in this process only.
+ * A real S3-compatible server (s3rver) on 127.0.0.1 and a free port, in a child process of its
+ * own (it would otherwise share the event loop, and the CPU time, of the server under test),
+ * with one empty bucket. Clients need path-style addressing and credentials S3RVER/S3RVER;
+ * s3rver does not verify signatures. `cpu` pins it with taskset (benchmarks).
  */
-function patchDes(): void {
-  if (desPatched) return;
-  desPatched = true;
-  try {
-    crypto.createCipheriv('des', Buffer.alloc(8), Buffer.alloc(8));
-  } catch {
-    const c = crypto as unknown as Record<string, (...a: unknown[]) => unknown>;
-    for (const fn of ['createCipheriv', 'createDecipheriv']) {
-      const orig = c[fn]!;
-      c[fn] = (alg: unknown, key: unknown, iv: unknown, o: unknown) =>
-        alg === 'des' ? orig('des-ede3-cbc', Buffer.concat([key as Buffer, key as Buffer, key as Buffer]), iv, o) : orig(alg, key, iv, o);
-    }
-  }
-}
-
-/**
- * A real S3-compatible server (s3rver) on 127.0.0.1 and a free port, in this process, with one
- * empty bucket, for tests of the s3 driver and of anything stored on it (the logic of
- * /work/shared/clients/s3-server.mjs). Clients need path-style addressing and credentials
- * S3RVER/S3RVER; s3rver does not verify signatures.
- */
-export async function startS3Server(opts: { bucket?: string; dir?: string } = {}): Promise<TestS3Server> {
-  patchDes();
-  // s3rver is a devDependency of @trove/blobstore; resolved from here so other packages' tests can call this.
-  const S3rver = createRequire(import.meta.url)('s3rver');
+export async function startS3Server(opts: { bucket?: string; dir?: string; cpu?: string } = {}): Promise<TestS3Server> {
   const bucket = opts.bucket ?? 'artifacts';
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'trove-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory: dir, silent: true, configureBuckets: [{ name: bucket }] });
-  const { address, port } = await server.run();
+  const args = [SCRIPT, '--dir', dir, '--bucket', bucket];
+  const child = opts.cpu ? spawn('taskset', ['-c', opts.cpu, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (l) => {
+      try {
+        resolve((JSON.parse(l) as { endpoint: string }).endpoint);
+      } catch {
+        reject(new Error(`s3rver said: ${l}`));
+      }
+    });
+    void exited.then((code) => reject(new Error(`s3rver exited with ${code} before it was ready`)));
+  });
   return {
-    endpoint: `http://${address}:${port}`,
+    endpoint,
     region: 'us-east-1',
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
     bucket,
     dir,
+    pid: child.pid!,
     async close() {
-      await server.close();
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
       if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -118,7 +118,7 @@ async function copyAll(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>
         const o = await first;
         outcome = o.kind === 'failed' ? o : { kind: 'skipped' };
       } else {
-        const pending = copyOne(row, from, to, run.signal);
+        const pending = copyOne(row, from, to, run.signal, run.resumed);
         inBatch.set(row.key, pending);
         outcome = await pending;
       }
@@ -138,12 +138,22 @@ async function copyAll(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>
 }
 
 /** One blob to `to`, verified: the bytes hashed on the way, then read back from `to` and hashed again. */
-async function copyOne(row: Row, from: BlobDriver, to: BlobDriver, signal?: AbortSignal): Promise<Outcome> {
+async function copyOne(row: Row, from: BlobDriver, to: BlobDriver, signal: AbortSignal | undefined, lookFirst: boolean): Promise<Outcome> {
   try {
-    const there = await to.head(row.key);
-    if (there && there.size === row.size) return { kind: 'skipped' };
+    // Looked for first only where the target may already hold it (a resumed move, a return):
+    // on a first pass the extra request would cost a quarter of the copy, and a blob an upload
+    // wrote meanwhile is just stored again, the same bytes under the same key.
+    if (lookFirst) {
+      const there = await to.head(row.key);
+      if (there && there.size === row.size) return { kind: 'skipped' };
+    }
     const src = await from.get(row.key, { signal });
-    if (!src) return { kind: 'failed', reason: 'missing from the store it is moved from' };
+    if (!src) {
+      // Written since the move began: only the target has it.
+      const there = await to.head(row.key);
+      if (there && there.size === row.size) return { kind: 'skipped' };
+      return { kind: 'failed', reason: 'missing from the store it is moved from' };
+    }
     const hash = createHash('sha256');
     const hashing = new Transform({
       transform(chunk, _enc, cb) {
@@ -193,7 +203,7 @@ async function copyBack(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress
       .all();
     if (!rows.length) return;
     await eachLimited(rows, PARALLEL, async (row) => {
-      const o = await copyOne(row, target, old);
+      const o = await copyOne(row, target, old, undefined, true);
       if (o.kind === 'failed') deps.log.error({ move: run.job.id, blob: row.key, reason: o.reason }, 'could not return a blob to the old store');
     });
     after = rows[rows.length - 1]!.id;
@@ -215,13 +225,19 @@ async function removeOld(deps: StorageDeps, run: JobRun<MovePayload, MoveProgres
   if (same) {
     deps.log.warn({ move: run.job.id }, 'the old and new store are the same place; nothing removed');
   } else {
-    const keys: string[] = [];
-    for await (const e of old.list('sha256/')) keys.push(e.key);
-    await eachLimited(keys, PARALLEL, async (k) => {
+    let keys: string[] = [];
+    const flush = async () => {
       run.signal.throwIfAborted();
-      await old.delete(k);
-      removed++;
-    });
+      if (old.deleteMany) await old.deleteMany(keys);
+      else await eachLimited(keys, PARALLEL, (k) => old.delete(k));
+      removed += keys.length;
+      keys = [];
+    };
+    for await (const e of old.list('sha256/')) {
+      keys.push(e.key);
+      if (keys.length === 1000) await flush();
+    }
+    await flush();
   }
   g.old_removed = removed;
   run.update(g, { flush: true });
