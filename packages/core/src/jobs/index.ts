@@ -16,8 +16,10 @@
  *                                         handler's signal and resolves with the final record once
  *                                         the handler has settled (`cancelled`).
  *   jobs.wait(id)                         resolves with the record once the job has ended here.
- *   jobs.resumeAll()                      at start: runs every `running`/`cancelling` record again
- *                                         (`run.resumed` true, progress = last checkpoint).
+ *   jobs.resumeAll()                      at start: runs every `running`/`cancelling` record of a
+ *                                         registered kind again (`run.resumed` true, progress = last
+ *                                         checkpoint). Safe to call from each subsystem's start():
+ *                                         a job already running here is left alone.
  *   jobs.stop()                           at shutdown: aborts running handlers and waits; their
  *                                         records stay `running`, so the next start resumes them.
  *
