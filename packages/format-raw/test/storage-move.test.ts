@@ -35,12 +35,14 @@ async function waitEnded(c: ReturnType<typeof client>, id: string) {
 describe('storage move', () => {
   let server: TestServer;
   const c = client(() => server.url);
+  beforeAll(async () => {
+    server = await startStorageServer();
+  });
   afterAll(async () => {
     await server?.close();
   });
 
   it('moves 2,000 files fs -> s3 -> fs while a reader and a writer run, with no failed read and no lost write', async () => {
-    server = await startStorageServer();
     const files = makeFiles(2000, 'm');
     await eachLimited([...files], 8, ([p, b]) => c.put(p, b));
     expect((await c.api('GET', '/storage/moves/current')).status).toBe(404);
