@@ -29,9 +29,12 @@ export interface S3DriverOptions {
   maxAttempts?: number;
 }
 
-/** Part size of a multipart upload: 16 MiB keeps a 2 GiB upload at 128 parts, far under S3's 10,000. */
-const PART_SIZE = 16 * 1024 * 1024;
-/** Parts in flight at once: memory held is PART_SIZE times this. */
+/**
+ * Part size of a multipart upload: 8 MiB keeps a 2 GiB upload at 256 parts, far under S3's 10,000
+ * (objects up to 80 GiB), and above its 5 MiB minimum. lib-storage buffers each part in memory.
+ */
+const PART_SIZE = 8 * 1024 * 1024;
+/** Parts in flight at once: memory held is PART_SIZE times this (32 MiB per upload). */
 const QUEUE = 4;
 
 export function normalizePrefix(raw: string | undefined): string {
