@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as jose from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startS3Server, type TestS3Server } from '@trove/blobstore/testing/s3-server';
-import { startProcess, type Running } from './process.js';
+import { runToExit, startProcess, type Running } from './process.js';
 
 let srv: Running | undefined;
 let s3: TestS3Server | undefined;
@@ -53,7 +53,13 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: strin
   }
 }
 
-describe('storage move in the real server', () => {
+describe('storage in the real server', () => {
+  it('refuses to start with TR_STORAGE=s3 and no bucket, endpoint or keys', async () => {
+    const r = await runToExit({ TR_STORAGE: 's3' });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr + r.stdout).toMatch(/TR_S3_BUCKET/);
+  });
+
   it('resumes a move after the server is killed mid-move (SIGKILL) and finishes it', async () => {
     s3 = await startS3Server();
     srv = await startProcess(ADMIN);
