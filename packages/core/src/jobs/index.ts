@@ -5,7 +5,7 @@
  * API (`ctx.jobs`, a `JobRunner`; exported from `@trove/core`):
  *
  *   jobs.register<P, G>(kind, handler)   one handler per kind, before `resumeAll()`.
- *   jobs.start(kind, key, payload)       persists a `running` record and runs the handler
+ *   jobs.start(kind, key, payload, progress?)  persists a `running` record and runs the handler
  *                                         on a later turn of the event loop; returns the record.
  *                                         Throws 409 (conflict) while another job with the same
  *                                         `key` is running or cancelling (one runner per key,
