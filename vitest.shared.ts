@@ -2,7 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // Workspace packages export their TypeScript sources under the `@trove/source`
 // condition, so tests run against src/ without building dependencies first.
-const conditions = ['@trove/source', 'module', 'node', 'development|production'];
+// No `module` condition: it is for bundlers, and packages such as the AWS SDK publish
+// extensionless ESM under it that Node cannot load. Tests resolve like Node does.
+const conditions = ['@trove/source', 'node', 'development|production'];
 
 export default defineConfig({
   resolve: { conditions },

@@ -1,4 +1,4 @@
-import { BOOT_VARIABLES, buildHttpApp, createCore, listen, type BootConfig, type CoreContext } from '@trove/core';
+import { BOOT_VARIABLES, buildHttpApp, createCore, createStorage, listen, type BootConfig, type CoreContext } from '@trove/core';
 import { authMigrations, authSettingsGroups, createAuth } from '@trove/auth';
 import { debianFormat } from '@trove/format-debian';
 import { mavenFormat } from '@trove/format-maven';
@@ -39,13 +39,15 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
   });
   for (const name of ctx.settings.unknownEnv(BOOT_VARIABLES)) log.warn({ variable: name }, 'ignoring unknown TR_ variable');
 
+  const storage = createStorage(ctx);
   const auth = createAuth(ctx);
   ctx.credentials.resolver = auth.resolver;
   await auth.bootstrapAdmin(boot.bootstrapAdmin);
   auth.start();
   for (const f of ctx.formats.all()) await f.start?.(ctx);
+  storage.start();
   const mirror = createMirror(ctx);
-  const app = buildHttpApp(ctx, { api: [...auth.routes, ...mirror.apiRoutes], web: cliDownload(cliTarballPath, webUi(webDistDir)) });
+  const app = buildHttpApp(ctx, { api: [...auth.routes, ...storage.apiRoutes, ...mirror.apiRoutes], web: cliDownload(cliTarballPath, webUi(webDistDir)) });
 
   const server = await listen(app, { host: boot.listen.host, port: boot.listen.port });
   const port = (server.address() as AddressInfo).port;
@@ -65,6 +67,7 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
       server.closeAllConnections();
       await mirror.stop();
       auth.stop();
+      storage.stop();
       for (const f of ctx.formats.all()) await f.stop?.(ctx);
       await ctx.close();
     },

@@ -4,3 +4,4 @@ export { contentKey } from './content-key.js';
 export { BlobStore } from './store.js';
 export { fsDriver, clearFsTemp, type FsDriverOptions } from './drivers/fs.js';
 export { SmallBlobCache, type SmallBlobCacheOptions } from './small-blobs.js';
+export { createDriver, storageConfig, storageLocation, LOCATION_KEYS, type StorageConfig } from './create-driver.js';

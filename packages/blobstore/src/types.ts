@@ -42,8 +42,10 @@ export interface BlobDriver {
   openReader?(key: string): Promise<BlobReader | null>;
   /** Deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
-  /** Every key under `prefix`, in no particular order. */
-  list(prefix?: string): AsyncIterable<{ key: string; size: number }>;
+  /** Optional capability (s3): many keys in few requests (DeleteObjects takes 1,000 at a time). */
+  deleteMany?(keys: string[]): Promise<void>;
+  /** Every key under `prefix`, in no particular order, with its last write time where the driver knows it. */
+  list(prefix?: string): AsyncIterable<{ key: string; size: number; modified?: Date }>;
   /** Optional capability: a time-limited URL a client can download from directly. */
   presignGet?(key: string, opts: { expiresInSeconds: number; filename?: string; contentType?: string }): Promise<string>;
   close?(): Promise<void>;

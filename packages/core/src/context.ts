@@ -6,6 +6,7 @@ import type { AssetService } from './assets/service.js';
 import type { AuditLog } from './audit/service.js';
 import type { TroveDb } from './db/open.js';
 import type { FormatRegistry } from './format.js';
+import type { JobRunner } from './jobs/runner.js';
 import type { PermissionService } from './repos/permissions.js';
 import type { RepoService } from './repos/service.js';
 import type { SettingsRegistry } from './settings/registry.js';
@@ -33,6 +34,8 @@ export interface CoreContext {
   audit: AuditLog;
   /** AES-256-GCM under a key derived from the master key, for secrets other packages keep at rest (TOTP seeds). */
   secrets: SecretBox;
+  /** Long-running work with persisted records, resume after restart, progress and cancel (see jobs/index.ts). */
+  jobs: JobRunner;
   /** Replaceable: the auth package installs its resolver at start. */
   credentials: { resolver: CredentialResolver };
   /** `base_url`, or '' when unset. */

@@ -1,4 +1,4 @@
-import { BlobStore, fsDriver, Spool, type BlobDriver } from '@trove/blobstore';
+import { BlobStore, createDriver, Spool, storageConfig } from '@trove/blobstore';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { denyAllResolver } from './access/deny-all.js';
@@ -8,6 +8,7 @@ import { AuditLog } from './audit/service.js';
 import type { CoreContext } from './context.js';
 import { applyMigrations, coreMigrations, openDatabase, type MigrationSet } from './db/open.js';
 import { FormatRegistry, type FormatDefinition } from './format.js';
+import { JobRunner } from './jobs/runner.js';
 import { PermissionService } from './repos/permissions.js';
 import { RepoService } from './repos/service.js';
 import { coreSettingsGroups } from './settings/core-settings.js';
@@ -26,16 +27,11 @@ export interface CreateCoreOptions {
   env?: Record<string, string | undefined>;
   dev?: boolean;
   log?: Logger;
-  /** Builds the blob driver from settings; defaults to the fs driver. The server passes one that knows s3. */
-  driverFor?: (ctx: Pick<CoreContext, 'settings' | 'dataDir'>) => BlobDriver | Promise<BlobDriver>;
   /** Apply the `log.level` setting to `log` (off in tests that keep their logger silent). */
   followLogLevel?: boolean;
   /** Database file; defaults to `<dataDir>/trove.db`. */
   dbFile?: string;
 }
-
-export const defaultFsDriver = (ctx: Pick<CoreContext, 'settings' | 'dataDir'>): BlobDriver =>
-  fsDriver({ root: ctx.settings.string('fs.root') || join(ctx.dataDir, 'blobs') });
 
 /**
  * Opens the database, runs every package's migrations, loads settings (throwing
@@ -65,11 +61,12 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
   const removed = await spool.init();
   if (removed) log.warn({ files: removed }, 'removed unfinished uploads left by a previous run');
 
-  const partial = { settings, dataDir: opts.dataDir };
-  const blobs = new BlobStore(await (opts.driverFor ?? defaultFsDriver)(partial));
+  // The driver is chosen from the settings by blobstore's one factory (fs, or s3 loaded on demand).
+  const blobs = new BlobStore(await createDriver(storageConfig((k) => settings.get(k)), { dataDir: opts.dataDir }));
   const repos = new RepoService(db, formats);
   const permissions = new PermissionService(db);
   const baseUrl = () => settings.string('base_url');
+  const jobs = new JobRunner(db, log);
   const ctx: CoreContext = {
     db,
     settings,
@@ -85,9 +82,11 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
     assets: new AssetService(db, blobs, spool),
     audit: new AuditLog(db),
     secrets: box,
+    jobs,
     credentials: { resolver: denyAllResolver },
     baseUrl,
     async close() {
+      await jobs.stop();
       await blobs.close();
       sqlite.close();
     },

@@ -2,7 +2,7 @@
 // available as subpaths (`@trove/core/http/serve-blob`, `@trove/core/settings/types`, ...).
 export * from './errors.js';
 export type { CoreContext, FormatContext } from './context.js';
-export { createCore, defaultFsDriver, type CreateCoreOptions } from './create-core.js';
+export { createCore, type CreateCoreOptions } from './create-core.js';
 export { defineFormat, FormatRegistry, type FormatDefinition, type FormatDescriptor, type UsageInput, type UsageSnippet } from './format.js';
 export type { Credential, CredentialRequest, CredentialResolver, PublishGrant } from './access/credential.js';
 export { ANONYMOUS } from './access/credential.js';
@@ -14,9 +14,10 @@ export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnEx
 export { RepoService, repoJson, REPO_NAME } from './repos/service.js';
 export { PermissionService } from './repos/permissions.js';
 export { UserService, userJson, USERNAME } from './users/service.js';
+export { JobRunner, type JobHandler, type JobRecord, type JobRun, type JobState } from './jobs/index.js';
 export { openDatabase, applyMigrations, coreMigrations, type MigrationSet, type TroveDb } from './db/open.js';
 export * as schema from './db/schema.js';
-export type { AssetRow, AuditRow, RepoRow, UserRow, PermissionLevel } from './db/schema.js';
+export type { AssetRow, AuditRow, JobRow, RepoRow, UserRow, PermissionLevel } from './db/schema.js';
 export { SettingsRegistry, type PatchHook, type PendingChange } from './settings/registry.js';
 export { SecretBox } from './settings/secret-box.js';
 export { parseDuration } from './settings/duration.js';
@@ -41,3 +42,4 @@ export { jsonClientErrors } from './http/client-error.js';
 export { listen } from './http/listen.js';
 export { isActiveContentType, inertContentType, contentHeaders } from './http/active-content.js';
 export { FORMAT_SECURITY_HEADERS } from './http/format-headers.js';
+export { createStorage, MOVE_KIND, GC_KIND, moveJson, type Storage } from './storage/index.js';

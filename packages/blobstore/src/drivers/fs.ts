@@ -149,7 +149,10 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
           const key = relative(root, full).split(sep).join('/');
           if (key === TMP) continue;
           if (e.isDirectory()) stack.push(full);
-          else if (key.startsWith(prefix)) yield { key, size: (await stat(full)).size };
+          else if (key.startsWith(prefix)) {
+            const st = await stat(full).catch(() => null); // deleted since readdir
+            if (st) yield { key, size: st.size, modified: st.mtime };
+          }
         }
       }
     },

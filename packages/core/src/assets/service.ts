@@ -70,37 +70,48 @@ export class AssetService {
       if (before && this.decide(before, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`);
 
       const key = contentKey(file.hashes.sha256);
-      if (!(await this.blobs.head(key))) await this.blobs.put(key, { path: file.path });
-
-      const now = new Date();
-      return this.db.transaction((tx) => {
-        const existing = tx
-          .select()
-          .from(assets)
-          .where(and(eq(assets.repoId, repo.id), eq(assets.path, path)))
-          .get();
-        const values = {
-          blobKey: key,
-          size: file.size,
-          sha256: file.hashes.sha256,
-          sha1: file.hashes.sha1 ?? null,
-          md5: file.hashes.md5 ?? null,
-          contentType: input.contentType,
-          uploader: input.uploader,
-          updatedAt: now,
-        };
-        if (!existing) {
-          const asset = tx.insert(assets).values({ repoId: repo.id, path, createdAt: now, ...values }).returning().get();
-          return { status: 'created' as const, asset };
-        }
-        if (existing.sha256 === file.hashes.sha256) return { status: 'identical' as const, asset: existing };
-        if (this.decide(existing, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`);
-        const asset = tx.update(assets).set(values).where(eq(assets.id, existing.id)).returning().get()!;
-        return { status: 'replaced' as const, asset };
-      }, { behavior: 'immediate' });
+      // Pinned from the blob write to the commit: garbage collection never takes a blob in between.
+      const release = this.blobs.pin(key);
+      try {
+        await this.blobs.putIfAbsent(key, { path: file.path });
+        return this.write(input, key);
+      } finally {
+        release();
+      }
     } finally {
       await file.dispose();
     }
+  }
+
+  /** The asset row, in one transaction that applies the conflict rule against the row as it is now. */
+  private write(input: CommitInput, key: string): { status: CommitStatus; asset: AssetRow } {
+    const { repo, path, file } = input;
+    const now = new Date();
+    return this.db.transaction((tx) => {
+      const existing = tx
+        .select()
+        .from(assets)
+        .where(and(eq(assets.repoId, repo.id), eq(assets.path, path)))
+        .get();
+      const values = {
+        blobKey: key,
+        size: file.size,
+        sha256: file.hashes.sha256,
+        sha1: file.hashes.sha1 ?? null,
+        md5: file.hashes.md5 ?? null,
+        contentType: input.contentType,
+        uploader: input.uploader,
+        updatedAt: now,
+      };
+      if (!existing) {
+        const asset = tx.insert(assets).values({ repoId: repo.id, path, createdAt: now, ...values }).returning().get();
+        return { status: 'created' as const, asset };
+      }
+      if (existing.sha256 === file.hashes.sha256) return { status: 'identical' as const, asset: existing };
+      if (this.decide(existing, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`);
+      const asset = tx.update(assets).set(values).where(eq(assets.id, existing.id)).returning().get()!;
+      return { status: 'replaced' as const, asset };
+    }, { behavior: 'immediate' });
   }
 
   /** For small files the server writes itself (metadata, indexes): same path as an upload. */

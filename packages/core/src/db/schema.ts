@@ -1,4 +1,5 @@
 
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Milliseconds since the epoch; every timestamp column is UTC and set by the server. */
@@ -100,6 +101,48 @@ export const auditLog = sqliteTable(
   (t) => [index('audit_log_at').on(t.at)],
 );
 
+/**
+ * Long-running work (a storage move, a mirror sync, an index rebuild): one row per run, owned by
+ * the job facility (`jobs/`). `progress` is the handler's checkpoint, so a restart resumes from it.
+ */
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind').notNull(),
+    /** At most one unfinished job per key: the partial unique index enforces it even across nodes. */
+    key: text('key').notNull(),
+    state: text('state', { enum: ['running', 'cancelling', 'done', 'failed', 'cancelled'] }).notNull(),
+    /** JSON; never secrets. */
+    payload: text('payload').notNull().default('{}'),
+    progress: text('progress').notNull().default('{}'),
+    error: text('error'),
+    createdAt: timestamp('created_at').notNull(),
+    updatedAt: timestamp('updated_at').notNull(),
+    finishedAt: timestamp('finished_at'),
+  },
+  (t) => [
+    uniqueIndex('jobs_active_key').on(t.key).where(sql`state in ('running', 'cancelling')`),
+    index('jobs_kind_created').on(t.kind, t.createdAt),
+  ],
+);
+
+/** Blobs a storage move could not copy, paged by `GET /api/storage/moves/{id}/failures`. */
+export const storageMoveFailures = sqliteTable(
+  'storage_move_failures',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    moveId: text('move_id')
+      .notNull()
+      .references(() => jobs.id, { onDelete: 'cascade' }),
+    assetId: integer('asset_id').notNull(),
+    key: text('key').notNull(),
+    reason: text('reason').notNull(),
+  },
+  (t) => [index('storage_move_failures_move').on(t.moveId, t.id)],
+);
+
+export type JobRow = typeof jobs.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type AuditRow = typeof auditLog.$inferSelect;
 export type RepoRow = typeof repos.$inferSelect;

@@ -144,14 +144,16 @@ export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: 
   });
   if (p instanceof Response) return p;
   if (p.head) return send(c, p);
-  if (opts.redirect && blobs.presignGet) {
-    const url = await blobs.presignGet(asset.blobKey, { expiresInSeconds: opts.redirect.ttlSeconds, filename: opts.filename, contentType: asset.contentType });
-    return new Response(null, { status: 302, headers: { Location: url, 'Cache-Control': 'no-store' } });
-  }
+  // A small blob is answered from memory even where downloads redirect: a 302 and a second
+  // request to the store would cost the client more than the bytes (docs/decisions.md).
   if (asset.size <= blobs.smallBlobLimit) {
     const bytes = await blobs.readSmall(asset.blobKey, asset.size);
     if (!bytes) throw notFound('file content is missing from the blob store');
     return send(c, p, bytes);
+  }
+  if (opts.redirect && blobs.presignGet) {
+    const url = await blobs.presignGet(asset.blobKey, { expiresInSeconds: opts.redirect.ttlSeconds, filename: opts.filename, contentType: asset.contentType });
+    return new Response(null, { status: 302, headers: { Location: url, 'Cache-Control': 'no-store' } });
   }
   const { status, headers, span } = p;
   const out = c.env?.outgoing;

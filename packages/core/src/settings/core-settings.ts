@@ -62,6 +62,15 @@ export const storageSettings = defineSettings({
     { key: 's3.path_style', type: 'bool', default: false, label: 'Path-style addressing', help: 'Use path-style URLs (needed by most self-hosted S3 servers).' },
     { key: 's3.redirect', type: 'bool', default: true, label: 'Redirect downloads', help: 'On S3, downloads answer 302 to a presigned URL; when off the server streams them.' },
     { key: 'presign_ttl', type: 'duration', default: '5m', label: 'Presigned URL lifetime', help: 'Validity of a presigned download URL.', min: 1000, max: 7 * 24 * 3_600_000 },
+    { key: 'storage.gc_interval', type: 'duration', default: '6h', label: 'Blob sweep interval', help: 'How often blobs no file references any more are removed.', min: 60_000, max: 576 * 3_600_000 }, // a timer holds at most 2^31 ms
+    {
+      key: 'storage.gc_grace',
+      type: 'duration',
+      default: '1h',
+      label: 'Blob sweep grace period',
+      help: 'An unreferenced blob younger than this is kept, so an upload still in flight is never collected.',
+      min: 1000,
+    },
   ],
   validate(get) {
     const errs: Record<string, string> = {};

@@ -206,6 +206,31 @@ export class SettingsRegistry {
    * types and bounds per key, env locks, group rules on the merged view, then hooks.
    */
   async patch(body: unknown): Promise<{ status: number; body: unknown }> {
+    const { changes, next } = this.pending(body);
+    let status = 200;
+    let extra: unknown;
+    const handled = new Set<string>();
+    for (const hook of this.hooks) {
+      const r = await hook({ changes, next });
+      if (r) {
+        r.handled?.forEach((k) => handled.add(k));
+        if (r.status) status = r.status;
+        if (r.body !== undefined) extra = r.body;
+      }
+    }
+    this.save(new Map([...changes].filter(([k]) => !handled.has(k))));
+    return { status, body: extra ?? this.describe() };
+  }
+
+  /**
+   * A PATCH body checked under the same rules and merged over the current values, without
+   * saving or running hooks (`POST /api/settings/storage/test`). Throws like `patch`.
+   */
+  preview(body: unknown): PendingChange {
+    return this.pending(body);
+  }
+
+  private pending(body: unknown): PendingChange {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('body must be a JSON object of settings');
     // No prototype: a key named `__proto__` must land in the map like any other unknown key.
     const fields: Record<string, string> = Object.create(null);
@@ -258,20 +283,7 @@ export class SettingsRegistry {
       Object.assign(fields, g.validate?.(next) ?? {});
     }
     if (Object.keys(fields).length) throw invalidSettings('invalid settings', fields);
-
-    let status = 200;
-    let extra: unknown;
-    const handled = new Set<string>();
-    for (const hook of this.hooks) {
-      const r = await hook({ changes, next });
-      if (r) {
-        r.handled?.forEach((k) => handled.add(k));
-        if (r.status) status = r.status;
-        if (r.body !== undefined) extra = r.body;
-      }
-    }
-    this.save(new Map([...changes].filter(([k]) => !handled.has(k))));
-    return { status, body: extra ?? this.describe() };
+    return { changes, next };
   }
 
   /**

@@ -10,6 +10,7 @@ import { createCore, type CreateCoreOptions } from '../create-core.js';
 import { buildHttpApp, type HttpAppParts } from '../http/app.js';
 import type { TroveEnv } from '../http/env.js';
 import { listen } from '../http/listen.js';
+import { createStorage } from '../storage/index.js';
 
 export interface TestServer {
   url: string;
@@ -43,9 +44,11 @@ export async function startTestServer(
     dataDir,
     masterKey: opts.masterKey ?? randomBytes(32),
   });
+  const storage = createStorage(ctx);
   const parts = (await opts.setup?.(ctx)) ?? {};
   for (const f of ctx.formats.all()) await f.start?.(ctx);
-  const app = buildHttpApp(ctx, parts);
+  storage.start();
+  const app = buildHttpApp(ctx, { ...parts, api: [...(parts.api ?? []), ...storage.apiRoutes] });
   const server = await listen(app, { host: '127.0.0.1', port: 0 });
   const port = (server.address() as AddressInfo).port;
   return {
@@ -55,6 +58,7 @@ export async function startTestServer(
     app,
     dataDir,
     async close() {
+      storage.stop();
       for (const f of ctx.formats.all()) await f.stop?.(ctx);
       // Tests end abruptly: drop keep-alive sockets now instead of waiting for clients to let go.
       const closed = new Promise<void>((r) => server.close(() => r()));

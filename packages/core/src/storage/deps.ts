@@ -1,0 +1,20 @@
+import type { BlobDriver, BlobStore } from '@trove/blobstore';
+import type { Logger } from 'pino';
+import type { TroveDb } from '../db/open.js';
+import type { JobRunner } from '../jobs/runner.js';
+import type { SettingsRegistry } from '../settings/registry.js';
+
+/** What the storage subsystem uses of the core: nothing else. */
+export interface StorageDeps {
+  db: TroveDb;
+  blobs: BlobStore;
+  settings: SettingsRegistry;
+  jobs: JobRunner;
+  log: Logger;
+  dataDir: string;
+  /** A driver for a location (location settings given, credentials from the live settings). */
+  driverAt(location: Record<string, string>): Promise<BlobDriver>;
+}
+
+/** Every storage job (the move, the sweep) holds this key: never two at once. */
+export const STORAGE_JOB_KEY = 'storage';

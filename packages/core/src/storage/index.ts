@@ -1,0 +1,152 @@
+import { createDriver, LOCATION_KEYS, storageConfig, storageLocation, type BlobDriver, type StorageConfig } from '@trove/blobstore';
+import type { Hono } from 'hono';
+import type { CoreContext } from '../context.js';
+import { badRequest, conflict } from '../errors.js';
+import type { TroveEnv } from '../http/env.js';
+import type { PendingChange } from '../settings/registry.js';
+import { STORAGE_JOB_KEY, type StorageDeps } from './deps.js';
+import { GC_KIND, startSweep, sweepHandler } from './gc.js';
+import { MOVE_KIND, moveHandler, moveJson, type MovePayload } from './move.js';
+import { ProbeError, probeStore } from './probe.js';
+import { storageRoutes } from './routes.js';
+
+export { MOVE_KIND, moveJson } from './move.js';
+export { GC_KIND } from './gc.js';
+
+/** Every key of the storage settings group: a PATCH touching one during a move gets 409. */
+const STORAGE_KEYS = new Set(['storage', 'fs.root', 's3.endpoint', 's3.region', 's3.bucket', 's3.access_key_id', 's3.secret_access_key', 's3.prefix', 's3.path_style']);
+
+export interface Storage {
+  apiRoutes: Hono<TroveEnv>[];
+  /** Resumes an interrupted move or sweep and starts the sweep timer. Call before listening. */
+  start(): void;
+  stop(): void;
+}
+
+/**
+ * The storage subsystem: changing the blob store live (probe, move, 409 rules), the move's
+ * routes, and the blob sweep. Wiring: `createStorage(ctx)`, its `apiRoutes` mounted at `/api`,
+ * `start()` before the listener opens, `stop()` before `ctx.close()`.
+ */
+export function createStorage(ctx: CoreContext): Storage {
+  const { settings, blobs, jobs, log, dataDir } = ctx;
+  const deps: StorageDeps = {
+    db: ctx.db,
+    blobs,
+    settings,
+    jobs,
+    log,
+    dataDir,
+    driverAt: (loc) => createDriver(configAt(loc, (k) => settings.get(k)), { dataDir }),
+  };
+  jobs.register(MOVE_KIND, moveHandler(deps));
+  jobs.register(GC_KIND, sweepHandler(deps));
+
+  const liveConfig = () => storageConfig((k) => settings.get(k));
+  const where = (cfg: StorageConfig) => JSON.stringify(storageLocation(cfg, dataDir));
+  const moveRunning = () => jobs.active(STORAGE_JOB_KEY)?.kind === MOVE_KIND;
+
+  /** Builds and probes the store a pending change describes; 400 with the reason when it does not work. */
+  async function probe(next: (k: string) => unknown): Promise<{ driver: BlobDriver; same: boolean }> {
+    let driver: BlobDriver;
+    try {
+      driver = await createDriver(storageConfig(next), { dataDir, maxAttempts: 1 });
+    } catch (err) {
+      throw badRequest(`storage settings are incomplete: ${(err as Error).message}`);
+    }
+    try {
+      return { driver, ...(await probeStore(driver, blobs.driver)) };
+    } catch (err) {
+      await driver.close?.();
+      if (err instanceof ProbeError) throw badRequest(err.message);
+      throw err;
+    }
+  }
+
+  settings.addPatchHook(async ({ changes, next }: PendingChange) => {
+    if (![...changes.keys()].some((k) => STORAGE_KEYS.has(k))) return;
+    if (moveRunning()) throw conflict('a storage move is running; change storage settings after it ends');
+    const nextConfig = storageConfig(next);
+    if (where(nextConfig) === where(liveConfig())) return; // credentials, region, path style: saved, then the watcher rebuilds
+    const { driver: probeDriver, same } = await probe(next);
+    await probeDriver.close?.();
+    if (same || !(await holdsFiles(blobs.driver))) {
+      // Nothing to move: the new store takes over as the settings are saved.
+      swap(await createDriver(nextConfig, { dataDir }), nextConfig);
+      return;
+    }
+    const active = jobs.active(STORAGE_JOB_KEY);
+    if (active?.kind === GC_KIND) await jobs.cancel(active.id); // a sweep gives way to a move
+    const pick = (get: (k: string) => unknown) => Object.fromEntries(LOCATION_KEYS.map((k) => [k, String(get(k) ?? '')]));
+    const payload: MovePayload = {
+      target: pick(next),
+      from: pick((k) => settings.get(k)),
+      description: storageLocation(nextConfig, dataDir),
+    };
+    const rec = jobs.start(MOVE_KIND, STORAGE_JOB_KEY, payload, { phase: 'copying', after: 0, total: 0, copied: 0, skipped: 0, failed: 0, bytes: 0, old_removed: null });
+    log.info({ move: rec.id, target: payload.description }, 'storage move started');
+    return { handled: [...LOCATION_KEYS], status: 202, body: { move: moveJson(rec as never) } };
+  });
+
+  /** What the current driver was built from: on fs the S3 credentials do not matter. */
+  const fingerprint = (cfg: StorageConfig) => (cfg.storage === 'fs' ? where(cfg) : JSON.stringify(cfg));
+  let builtFrom = fingerprint(liveConfig());
+  /** The only driver changes outside a move: the old one is closed once its reads are over. */
+  function swap(driver: BlobDriver, cfg: StorageConfig) {
+    const old = blobs.replaceDriver(driver);
+    builtFrom = fingerprint(cfg);
+    void blobs.drainReads(old).then(() => old.close?.());
+  }
+  let rebuilding = Promise.resolve();
+  settings.watch([...STORAGE_KEYS], () => {
+    rebuilding = rebuilding.then(async () => {
+      if (blobs.moving || moveRunning()) return; // the move owns the drivers until it ends
+      const cfg = liveConfig();
+      if (fingerprint(cfg) === builtFrom) return;
+      try {
+        swap(await createDriver(cfg, { dataDir }), cfg);
+        log.info({ storage: storageLocation(cfg, dataDir) }, 'blob store reconfigured');
+      } catch (err) {
+        log.error({ err: (err as Error).message }, 'blob store settings rejected; keeping the previous store');
+      }
+    });
+  });
+
+  async function test(body: unknown) {
+    const pending = settings.preview(body);
+    const { driver } = await probe(pending.next);
+    await driver.close?.();
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      startSweep(deps);
+      schedule();
+    }, settings.ms('storage.gc_interval'));
+    timer.unref();
+  };
+
+  return {
+    apiRoutes: [storageRoutes(deps, test)],
+    start() {
+      jobs.resumeAll();
+      schedule();
+      settings.watch(['storage.gc_interval'], schedule);
+    },
+    stop() {
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** A location's settings over the live ones (credentials, region, path style). */
+function configAt(loc: Record<string, string>, get: (k: string) => unknown): StorageConfig {
+  return storageConfig((k) => (k in loc ? loc[k] : get(k)));
+}
+
+async function holdsFiles(d: BlobDriver): Promise<boolean> {
+  for await (const _ of d.list('sha256/')) return true;
+  return false;
+}

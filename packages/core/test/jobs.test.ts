@@ -1,0 +1,118 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { applyMigrations, coreMigrations, JobRunner, openDatabase, type JobRun } from '../src/index.js';
+
+const log = pino({ level: 'silent' });
+
+function openRunner(file = join(mkdtempSync(join(tmpdir(), 'trove-jobs-')), 'trove.db')) {
+  const { db, sqlite } = openDatabase(file);
+  applyMigrations(db, [coreMigrations]);
+  return { jobs: new JobRunner(db, log), sqlite, file };
+}
+
+/** A handler that counts to `to`, one step per `tick`, checkpointing each step, until aborted. */
+function counter(to: number, tick = 5) {
+  return async (run: JobRun<{ to: number }, { n: number }>) => {
+    let n = run.job.progress.n ?? 0;
+    while (n < to) {
+      await new Promise((r) => setTimeout(r, tick));
+      run.signal.throwIfAborted();
+      n++;
+      run.update({ n }, { flush: true });
+    }
+    return { n };
+  };
+}
+
+describe('job facility', () => {
+  it('runs a job to done with its progress persisted', async () => {
+    const { jobs } = openRunner();
+    jobs.register('count', counter(5));
+    const rec = jobs.start('count', 'k', { to: 5 });
+    expect(rec.state).toBe('running');
+    const end = await jobs.wait(rec.id);
+    expect(end).toMatchObject({ state: 'done', progress: { n: 5 }, payload: { to: 5 } });
+    expect(end.finishedAt).toBeInstanceOf(Date);
+    expect(jobs.latest({ kind: 'count' })?.id).toBe(rec.id);
+  });
+
+  it('refuses a second job with the same key while one runs, and allows it after', async () => {
+    const { jobs } = openRunner();
+    jobs.register('count', counter(3));
+    const a = jobs.start('count', 'same', {});
+    expect(() => jobs.start('count', 'same', {})).toThrow(expect.objectContaining({ status: 409 }));
+    const other = jobs.start('count', 'other', {}); // another key runs alongside
+    await jobs.wait(a.id);
+    await jobs.wait(other.id);
+    const b = jobs.start('count', 'same', {});
+    expect((await jobs.wait(b.id)).state).toBe('done');
+  });
+
+  it('cancels a running job and answers 409 for a cancel of an ended one', async () => {
+    const { jobs } = openRunner();
+    jobs.register('count', counter(1000));
+    const rec = jobs.start('count', 'k', {});
+    await new Promise((r) => setTimeout(r, 30));
+    const end = await jobs.cancel(rec.id);
+    expect(end.state).toBe('cancelled');
+    expect((end.progress as { n: number }).n).toBeGreaterThan(0);
+    await expect(jobs.cancel(rec.id)).rejects.toMatchObject({ status: 409 });
+  });
+
+  it('records a throwing handler as failed with its message', async () => {
+    const { jobs } = openRunner();
+    jobs.register('boom', async () => {
+      throw new Error('disk on fire');
+    });
+    const rec = jobs.start('boom', 'k', {});
+    expect(await jobs.wait(rec.id)).toMatchObject({ state: 'failed', error: 'disk on fire' });
+  });
+
+  it('resumes an unfinished job from its checkpoint after a restart', async () => {
+    const first = openRunner();
+    first.jobs.register('count', counter(40));
+    const rec = first.jobs.start('count', 'k', { to: 40 });
+    await new Promise((r) => setTimeout(r, 60));
+    await first.jobs.stop(); // shutdown: the record stays running
+    first.sqlite.close();
+
+    const second = openRunner(first.file);
+    const seen: { resumed: boolean; from: number }[] = [];
+    second.jobs.register('count', async (run: JobRun<{ to: number }, { n: number }>) => {
+      seen.push({ resumed: run.resumed, from: run.job.progress.n });
+      return counter(40, 1)(run);
+    });
+    expect(second.jobs.get(rec.id)?.state).toBe('running');
+    second.jobs.resumeAll();
+    const end = await second.jobs.wait(rec.id);
+    expect(end).toMatchObject({ state: 'done', progress: { n: 40 } });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.resumed).toBe(true);
+    expect(seen[0]!.from).toBeGreaterThan(0);
+  });
+
+  it('finishes a cancel asked for before a restart on resume', async () => {
+    const first = openRunner();
+    first.jobs.register('count', counter(1000));
+    const rec = first.jobs.start('count', 'k', {});
+    await first.jobs.stop();
+    // Another node (or a crash) left the cancel request unfinished.
+    const { db } = openDatabase(first.file);
+    const { jobs: other } = { jobs: new JobRunner(db, log) };
+    await other.cancel(rec.id); // no live runner here: just recorded
+    first.sqlite.close();
+
+    const second = openRunner(first.file);
+    let sawCancel = false;
+    second.jobs.register('count', async (run: JobRun) => {
+      sawCancel = run.cancelRequested && run.signal.aborted;
+      run.signal.throwIfAborted();
+    });
+    second.jobs.resumeAll();
+    expect((await second.jobs.wait(rec.id)).state).toBe('cancelled');
+    expect(sawCancel).toBe(true);
+  });
+});
