@@ -36,6 +36,7 @@ const rows = [];
 try {
   await publishSmallFiles(trove, dir, 'files', { anonymousRead: true });
   const files = [...SMALL_FILES.map((f) => ({ ...f, label: f.name, trovePath: `raw/files/${f.name}` })), ...(await publishMaven(trove, dir))];
+  const pids = { trove: trove.pid, node: node.pid, memory: memory.pid, nginx: nginx.pid };
   const targets = {
     trove: (f) => `${trove.url}/${f.trovePath}`,
     node: (f) => `${node.url}/${f.name}`,
@@ -52,11 +53,15 @@ try {
     }
     const rps = { trove: [], node: [], memory: [], nginx: [] };
     const troveCpu = [];
+    // Server CPU per answered request (user + system): steadier than req/s when other work shares the pinned core.
+    const usPer = { trove: [], node: [], memory: [], nginx: [] };
     for (let i = 0; i < RUNS; i++) {
       for (const [who, url] of Object.entries(targets)) {
-        const cpu0 = cpuSeconds(trove.pid);
+        const cpu0 = cpuSeconds(pids[who]);
         const r = await wrk(url(f), { seconds: SECONDS, connections: CONNECTIONS });
-        if (who === 'trove') troveCpu.push((100 * (cpuSeconds(trove.pid) - cpu0)) / SECONDS);
+        const cpu = cpuSeconds(pids[who]) - cpu0;
+        if (who === 'trove') troveCpu.push((100 * cpu) / SECONDS);
+        usPer[who].push((1e6 * cpu) / r.requests);
         if (r.non2xx) throw new Error(`${who}: ${r.non2xx} non-2xx answers`);
         // A few socket timeouts happen when another process takes the pinned core; a run that mostly failed is no figure.
         if (r.errors > r.requests / 100) throw new Error(`${who}: ${r.errors} socket errors in ${r.requests} requests`);
@@ -69,6 +74,8 @@ try {
     const s = Object.fromEntries(Object.entries(rps).map(([k, v]) => [k, spread(v)]));
     const vsNode = ratio(s.trove.median, s.node.median);
     const vsMemory = ratio(s.trove.median, s.memory.median);
+    const cpuPer = Object.fromEntries(Object.entries(usPer).map(([k, v]) => [k, spread(v)]));
+    line(`${f.label} server CPU per request, us: trove ${fmt(cpuPer.trove, 1)} | node ${fmt(cpuPer.node, 1)} | memory ${fmt(cpuPer.memory, 1)} | nginx ${fmt(cpuPer.nginx, 1)}; memory/trove ${fmtRatio(ratio(cpuPer.memory.median, cpuPer.trove.median))}`);
     const vsNginx = ratio(s.trove.median, s.nginx.median);
     line(`${f.label.padEnd(14)} trove ${fmt(s.trove)} req/s | node:http streaming ${fmt(s.node)} | node:http from memory ${fmt(s.memory)} | nginx ${fmt(s.nginx)}`);
     line(
@@ -79,6 +86,7 @@ try {
       { name: `${f.label} trove/node`, value: fmtRatio(vsNode), target: '>= 0.90x', verdict: verdict(vsNode >= 0.9) },
       { name: `${f.label} trove/memory`, value: fmtRatio(vsMemory), target: '>= 0.60x', verdict: verdict(vsMemory >= 0.6) },
       { name: `${f.label} trove/nginx`, value: fmtRatio(vsNginx) },
+      { name: `${f.label} CPU us/request trove | node | memory | nginx`, value: `${fmt(cpuPer.trove, 1)} | ${fmt(cpuPer.node, 1)} | ${fmt(cpuPer.memory, 1)} | ${fmt(cpuPer.nginx, 1)}` },
     );
   }
   const after = trove.memory();

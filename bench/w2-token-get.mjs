@@ -50,23 +50,26 @@ try {
       for (const [mode, m] of Object.entries(modes)) {
         const cpu0 = cpuSeconds(trove.pid);
         const r = await wrk(url(m), { seconds: SECONDS, connections: CONNECTIONS, headers: m.headers });
-        cpu[mode].push((100 * (cpuSeconds(trove.pid) - cpu0)) / SECONDS);
+        cpu[mode].push((1e6 * (cpuSeconds(trove.pid) - cpu0)) / r.requests);
         if (r.non2xx || r.errors > r.requests / 100) throw new Error(`${mode}: ${r.non2xx} non-2xx and ${r.errors} socket errors`);
         rps[mode].push(r.rps);
       }
     }
     for (const [mode, v] of Object.entries(rps)) {
-      line(`${f.name} runs ${mode}: ${v.map((x) => x.toFixed(0)).join(' ')} (server CPU ${cpu[mode].map((x) => x.toFixed(0) + '%').join(' ')})`);
+      line(`${f.name} runs ${mode}: ${v.map((x) => x.toFixed(0)).join(' ')} (server CPU per request ${cpu[mode].map((x) => x.toFixed(1)).join(' ')} us)`);
     }
     const s = Object.fromEntries(Object.entries(rps).map(([k, v]) => [k, spread(v)]));
-    line(`${f.name} anonymous, public repo (W1)  ${fmt(s.anonymous)} req/s`);
+    const c = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, spread(v)]));
+    line(`${f.name} anonymous, public repo (W1)  ${fmt(s.anonymous)} req/s, ${fmt(c.anonymous, 1)} CPU us/request`);
     rows.push({ name: `${f.name} anonymous (W1) req/s`, value: fmt(s.anonymous) });
     for (const mode of Object.keys(modes).filter((m) => m !== 'anonymous')) {
       const r = ratio(s[mode].median, s.anonymous.median);
-      line(`${f.name} ${mode} over Basic, private repo  ${fmt(s[mode])} req/s  ${mode}/anonymous ${fmtRatio(r)} (target >= 0.90x: ${verdict(r >= 0.9)})`);
+      const cr = ratio(c.anonymous.median, c[mode].median);
+      line(`${f.name} ${mode} over Basic, private repo  ${fmt(s[mode])} req/s  ${mode}/anonymous ${fmtRatio(r)} (target >= 0.90x: ${verdict(r >= 0.9)}); ${fmt(c[mode], 1)} CPU us/request, anonymous/${mode} ${fmtRatio(cr)}`);
       rows.push(
         { name: `${f.name} ${mode} req/s`, value: fmt(s[mode]) },
         { name: `${f.name} ${mode} / anonymous`, value: fmtRatio(r), target: '>= 0.90x', verdict: verdict(r >= 0.9) },
+        { name: `${f.name} CPU us/request anonymous / ${mode}`, value: `${fmt(c.anonymous, 1)} / ${fmt(c[mode], 1)} = ${fmtRatio(cr)}` },
       );
     }
   }

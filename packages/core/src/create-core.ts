@@ -5,6 +5,7 @@ import { denyAllResolver } from './access/deny-all.js';
 import { RepoAccess } from './access/repo-access.js';
 import { AssetService } from './assets/service.js';
 import { AuditLog } from './audit/service.js';
+import { Generations } from './cache/generations.js';
 import type { CoreContext } from './context.js';
 import { applyMigrations, coreMigrations, openDatabase, type MigrationSet } from './db/open.js';
 import { FormatRegistry, type FormatDefinition } from './format.js';
@@ -67,8 +68,9 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
 
   const partial = { settings, dataDir: opts.dataDir };
   const blobs = new BlobStore(await (opts.driverFor ?? defaultFsDriver)(partial));
-  const repos = new RepoService(db, formats);
-  const permissions = new PermissionService(db);
+  const generations = new Generations(db);
+  const repos = new RepoService(db, formats, generations);
+  const permissions = new PermissionService(db, generations);
   const baseUrl = () => settings.string('base_url');
   const ctx: CoreContext = {
     db,
@@ -80,9 +82,10 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
     formats,
     repos,
     permissions,
-    users: new UserService(db),
+    generations,
+    users: new UserService(db, generations),
     access: new RepoAccess(repos, permissions, baseUrl),
-    assets: new AssetService(db, blobs, spool),
+    assets: new AssetService(db, blobs, spool, generations),
     audit: new AuditLog(db),
     secrets: box,
     credentials: { resolver: denyAllResolver },
