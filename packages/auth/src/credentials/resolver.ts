@@ -58,7 +58,7 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
     deps.failures.check([`ip:${ip}`]);
     const found = deps.tokens.verify(token);
     if (!found) throw refuse([`ip:${ip}`], ip, surface, 'read token', '', 'invalid, expired or deleted read token');
-    return { type: 'user', via: 'read_token', user: found.user, credentialId: found.row.id };
+    return { type: 'user', via: 'read_token', user: found.user, credentialId: found.row.id, expiresAt: found.row.expiresAt?.getTime() };
   }
 
   /** A stale or unknown cookie is no credential at all: the caller is anonymous and may sign in again. */
