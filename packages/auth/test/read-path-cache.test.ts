@@ -170,6 +170,28 @@ describe('read-path caches: a change applies on the very next request', () => {
     expect(again.status).toBe(401);
   });
 
+  it('conditional, ranged and HEAD requests for a URL answered from memory still follow the HTTP rules', async () => {
+    const { h, token } = await setup();
+    const auth = basic('x', token);
+    await warm(h, auth);
+    const first = await fetch(`${h.url}/raw/files/a.txt`, { headers: { authorization: auth } });
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(first.headers.get('content-length')).toBe('5');
+    expect(first.headers.get('last-modified')).toBeTruthy();
+    expect((await fetch(`${h.url}/raw/files/a.txt`, { headers: { authorization: auth, 'if-none-match': etag } })).status).toBe(304);
+    const part = await fetch(`${h.url}/raw/files/a.txt`, { headers: { authorization: auth, range: 'bytes=1-2' } });
+    expect(part.status).toBe(206);
+    expect(await part.text()).toBe('el');
+    const head = await fetch(`${h.url}/raw/files/a.txt`, { method: 'HEAD', headers: { authorization: auth } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe('5');
+    // Without credentials the private repository still challenges, though the answer is in memory.
+    const anonymous = await fetch(`${h.url}/raw/files/a.txt`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/Basic/);
+  });
+
   it('a wrong password is never served from the cache, even right after the right one', async () => {
     const { h, password } = await setup();
     await warm(h, basic('alice', password));

@@ -40,3 +40,4 @@ export { buildHttpApp, type HttpAppParts } from './http/app.js';
 export { parseRepoPath } from './http/repo-path.js';
 export { jsonClientErrors } from './http/client-error.js';
 export { listen } from './http/listen.js';
+export { AnswerCache, recordAnswer, type AnswerCacheOptions } from './http/answer-cache.js';

@@ -12,6 +12,7 @@ import type { ReadTokenStore } from '../tokens/read-tokens.js';
 export function cachedResolver(ctx: CoreContext, inner: CredentialResolver, tokens: ReadTokenStore): CredentialResolver {
   const cache = new CredentialCache(ctx.generations);
   return {
+    cached: (authorization) => cache.lookup(authorization).hit,
     async resolve(req) {
       const h = req.authorization;
       if (!h) return inner.resolve(req);

@@ -45,6 +45,12 @@ export interface CredentialRequest {
  */
 export interface CredentialResolver {
   resolve(req: CredentialRequest): Promise<Credential>;
+  /**
+   * What `resolve` would answer for this Authorization header, without a check, when that is
+   * already known and still valid (a cached resolution); undefined otherwise. Optional: the lean
+   * read path (http/answer-cache.ts) uses it, and takes the full path without it.
+   */
+  cached?(authorization: string): Credential | undefined;
 }
 
 export const ANONYMOUS: Credential = { type: 'anonymous' };
