@@ -35,7 +35,11 @@ const nginx = await startNginx(dir);
 const rows = [];
 try {
   await publishSmallFiles(trove, dir, 'files', { anonymousRead: true });
-  const files = [...SMALL_FILES.map((f) => ({ ...f, label: f.name, trovePath: `raw/files/${f.name}` })), ...(await publishMaven(trove, dir))];
+  // BENCH_FILES="small-1k.txt,maven pom" measures only those (labels as printed).
+  const only = process.env.BENCH_FILES?.split(',').map((s) => s.trim()).filter(Boolean);
+  const files = [...SMALL_FILES.map((f) => ({ ...f, label: f.name, trovePath: `raw/files/${f.name}` })), ...(await publishMaven(trove, dir))].filter(
+    (f) => !only || only.includes(f.label),
+  );
   const pids = { trove: trove.pid, node: node.pid, memory: memory.pid, nginx: nginx.pid };
   const targets = {
     trove: (f) => `${trove.url}/${f.trovePath}`,

@@ -51,7 +51,10 @@ try {
         const cpu0 = cpuSeconds(trove.pid);
         const r = await wrk(url(m), { seconds: SECONDS, connections: CONNECTIONS, headers: m.headers });
         cpu[mode].push((1e6 * (cpuSeconds(trove.pid) - cpu0)) / r.requests);
-        if (r.non2xx || r.errors > r.requests / 100) throw new Error(`${mode}: ${r.non2xx} non-2xx and ${r.errors} socket errors`);
+        // A few timeouts (wrk gives up after 2 s) happen when a password's 60 s check expires and scrypt
+        // runs on a busy core while every connection waits for it; a run that mostly failed is no figure.
+        if (r.non2xx || r.errors > r.requests / 20) throw new Error(`${mode}: ${r.non2xx} non-2xx and ${r.errors} socket errors in ${r.requests} requests`);
+        if (r.errors) line(`${f.name} ${mode}: ${r.errors} socket errors (timeouts) in ${r.requests} requests`);
         rps[mode].push(r.rps);
       }
     }
