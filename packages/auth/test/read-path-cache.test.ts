@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCore, type CoreContext } from '@trove/core';
 import { rawFormat } from '@trove/format-raw';
 import { authMigrations, authSettingsGroups } from '../src/index.js';
@@ -16,6 +16,7 @@ import { api, basic, ROOT_PASSWORD, startAccounts, type Accounts, type Client } 
 let h: Accounts | undefined;
 let other: CoreContext | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await other?.close();
   other = undefined;
   await h?.close();
@@ -190,6 +191,28 @@ describe('read-path caches: a change applies on the very next request', () => {
     const anonymous = await fetch(`${h.url}/raw/files/a.txt`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/Basic/);
+  });
+
+  it('an expiring read token ends at its expiry, though its answers are in memory', async () => {
+    const { h, client } = await setup();
+    const t = h.secret((await client.call('/api/tokens', { body: { name: 'short', expires_in_days: 1 } })).body.token as string);
+    const created = Date.now();
+    // Cached 90 s before the expiry: its minute in the cache ends 30 s before the token does, so the
+    // read after the expiry falls in the window where a password's entry would still be served.
+    vi.useFakeTimers({ toFake: ['Date'], now: created + 86_400_000 - 90_000 });
+    await warm(h, basic('x', t));
+    vi.setSystemTime(created + 86_400_000 + 1000);
+    expect((await read(h, basic('x', t))).status).toBe(401);
+  });
+
+  it('a password checked over a minute ago is still answered while it is checked again, and a change still ends it', async () => {
+    const { h, client, password } = await setup();
+    await warm(h, basic('alice', password));
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
+    await warm(h, basic('alice', password));
+    const next = h.secret('alice-second-password-9');
+    expect((await client.call('/api/users/alice', { method: 'PATCH', body: { password: next, current_password: password } })).status).toBe(200);
+    expect((await read(h, basic('alice', password))).status).toBe(401);
   });
 
   it('a wrong password is never served from the cache, even right after the right one', async () => {

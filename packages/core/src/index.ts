@@ -8,7 +8,7 @@ export type { Credential, CredentialRequest, CredentialResolver, PublishGrant } 
 export { ANONYMOUS } from './access/credential.js';
 export { denyAllResolver } from './access/deny-all.js';
 export { RepoAccess } from './access/repo-access.js';
-export { CredentialCache, CREDENTIAL_CACHE_MS, type RememberOptions } from './access/credential-cache.js';
+export { CredentialCache, CREDENTIAL_CACHE_MS, type Lookup, type RememberOptions } from './access/credential-cache.js';
 export { Generations, GenerationCache, type GenerationName, type GenerationValues } from './cache/generations.js';
 export { AuditLog, auditJson, type AuditEntry } from './audit/service.js';
 export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnExisting } from './assets/service.js';

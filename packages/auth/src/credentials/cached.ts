@@ -1,4 +1,4 @@
-import { CredentialCache, type CoreContext, type CredentialResolver } from '@trove/core';
+import { CredentialCache, type CoreContext, type Credential, type CredentialResolver, type Lookup } from '@trove/core';
 import type { ReadTokenStore } from '../tokens/read-tokens.js';
 
 /**
@@ -12,20 +12,32 @@ import type { ReadTokenStore } from '../tokens/read-tokens.js';
 export function cachedResolver(ctx: CoreContext, inner: CredentialResolver, tokens: ReadTokenStore): CredentialResolver {
   const cache = new CredentialCache(ctx.generations);
   return {
-    cached: (authorization) => cache.lookup(authorization).hit,
+    // The lean path takes only fresh entries; a stale one goes to `resolve`, which renews it.
+    cached: (authorization) => cache.lookup(authorization, { stale: false }).hit,
     async resolve(req) {
       const h = req.authorization;
       if (!h) return inner.resolve(req);
       const entry = cache.lookup(h);
-      if (entry.hit) return entry.hit;
-      const cred = await inner.resolve(req);
-      if (cred.type === 'user' && cred.via === 'read_token' && cred.credentialId) {
-        const id = cred.credentialId;
-        return entry.remember(cred, { expiresAt: cred.expiresAt, onHit: () => tokens.touch(id) });
+      if (entry.renew) {
+        // Checked again off the request's path; a failure (counted and audited as any other) removes the entry.
+        inner.resolve(req).then(
+          (cred) => keep(entry, cred),
+          () => entry.forget(),
+        );
       }
-      if (cred.type === 'user' && cred.via === 'password') return entry.remember(cred);
-      if (cred.type === 'publish') return entry.remember(cred, { expiresAt: cred.grant.expiresAt });
-      return cred;
+      if (entry.hit) return entry.hit;
+      return keep(entry, await inner.resolve(req));
     },
   };
+
+  function keep(entry: Lookup, cred: Credential): Credential {
+    if (cred.type === 'user' && cred.via === 'read_token' && cred.credentialId) {
+      const id = cred.credentialId;
+      return entry.remember(cred, { expiresAt: cred.expiresAt, onHit: () => tokens.touch(id) });
+    }
+    if (cred.type === 'user' && cred.via === 'password') return entry.remember(cred);
+    if (cred.type === 'publish') return entry.remember(cred, { expiresAt: cred.grant.expiresAt });
+    entry.forget();
+    return cred;
+  }
 }
