@@ -1,16 +1,28 @@
-// The main entry re-exports the contracts most packages need; narrower pieces are
-// available as subpaths (`@trove/core/http/serve-blob`, `@trove/core/settings/types`, ...).
+// The public surface of @trove/core: what this file exports, plus the test helpers under
+// `@trove/core/testing/*` named in package.json `exports`. Nothing else is importable.
 export * from './errors.js';
-export type { CoreContext, FormatContext } from './context.js';
-export { createCore, defaultFsDriver, type CreateCoreOptions } from './create-core.js';
-export { defineFormat, FormatRegistry, type FormatDefinition, type FormatDescriptor, type UsageInput, type UsageSnippet } from './format.js';
+export type { CoreContext } from './context.js';
+export { createCore, defaultFsDriver, type Core, type CreateCoreOptions } from './create-core.js';
+export {
+  defineFormat,
+  type FormatContext,
+  type FormatDefinition,
+  type FormatInstance,
+  type OpenedRequest,
+  type UsageInput,
+  type UsageSnippet,
+} from './modules/format.js';
+export { defineModule, type AnyModule, type CredentialProvider, type ModuleContext, type ModuleDefinition, type ModuleInstance } from './modules/contract.js';
+export { FormatRegistry, type FormatDescriptor } from './modules/registry.js';
+export { startModules, formatContext, type RunningModule, type RunningModules } from './modules/lifecycle.js';
+export { coreModule } from './modules/core-module.js';
 export type { Credential, CredentialRequest, CredentialResolver, PublishGrant } from './access/credential.js';
 export { ANONYMOUS } from './access/credential.js';
 export { denyAllResolver } from './access/deny-all.js';
 export { RepoAccess } from './access/repo-access.js';
 export { AuditLog, auditJson, type AuditEntry } from './audit/service.js';
 export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnExisting } from './assets/service.js';
-export { RepoService, repoJson, REPO_NAME } from './repos/service.js';
+export { RepoService, repoJson, REPO_NAME, type FormatConfigLookup } from './repos/service.js';
 export { PermissionService } from './repos/permissions.js';
 export { UserService, userJson, USERNAME } from './users/service.js';
 export { openDatabase, applyMigrations, coreMigrations, type MigrationSet, type TroveDb } from './db/open.js';
@@ -32,6 +44,7 @@ export { pageLimit, encodeCursor, decodeCursor, page, isString, DEFAULT_LIMIT, M
 export { serveAsset, serveBytes, parseRange, notModified, redirectOption, type Representation, type ServeOptions } from './http/serve-blob.js';
 export { receiveUpload } from './http/upload.js';
 export { mountFormat } from './http/mount.js';
+export { openFormatRequest, receiveFormatUpload } from './http/format-request.js';
 export { settingsRoutes } from './api/settings-routes.js';
 export { repoRoutes, effectiveBaseUrl } from './api/repo-routes.js';
 export { buildHttpApp, type HttpAppParts } from './http/app.js';

@@ -11,21 +11,23 @@ export const noteFormat = defineFormat({
   title: 'Notes',
   defaultConfig: { color: 'blue' },
   configSchema: z.object({ color: z.enum(['blue', 'red']) }),
-  routes: () => new Hono<TroveEnv>(),
-  status: () => ({ ok: true }),
-  usage: ({ baseUrl, repo }) => [{ title: 'Read', lang: 'shell', code: `curl ${baseUrl}/note/${repo.name}/x` }],
+  create: () => ({
+    routes: new Hono<TroveEnv>(),
+    status: () => ({ ok: true }),
+    usage: ({ baseUrl, repo }) => [{ title: 'Read', lang: 'shell', code: `curl ${baseUrl}/note/${repo.name}/x` }],
+  }),
 });
 
 export async function coreServer(env: Record<string, string> = {}) {
   let admin!: Credential;
   let alice!: Credential;
   const server = await startTestServer({
-    formats: [noteFormat],
+    modules: [noteFormat],
     env,
     setup: (ctx: CoreContext) => {
       admin = { type: 'user', via: 'password', user: ctx.users.create({ username: 'admin', isAdmin: true }) };
       alice = { type: 'user', via: 'password', user: ctx.users.create({ username: 'alice' }) };
-      ctx.credentials.resolver = staticResolver({ adminpw: () => admin, alicepw: () => alice });
+      return { credentials: { resolver: staticResolver({ adminpw: () => admin, alicepw: () => alice }) } };
     },
   });
   return server;

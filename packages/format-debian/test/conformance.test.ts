@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describeFormatConformance } from '@trove/core/testing/format.case';
-import { debianFormat } from '../src/index.js';
+import { debianFormat, type DebianInstance } from '../src/index.js';
 import { makeDeb, fixtureKeyFile } from './helpers.js';
 
 const deb = makeDeb({ name: 'conformance', version: '1.0-1' });
@@ -14,7 +14,7 @@ describeFormatConformance({
   settle: async (s, repo) => {
     const until = Date.now() + 10_000;
     while (Date.now() < until) {
-      const st = s.ctx.formats.get('debian')!.status!(s.ctx.repos.byName(repo)!, s.ctx) as { pending: number };
+      const st = s.instance<DebianInstance>('debian').status!(s.ctx.repos.byName(repo)!) as { pending: number };
       if (st.pending === 0) return;
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'hono';
 import type { SpooledFile } from '@trove/blobstore';
-import { badRequest, conflict, parseRepoPath, readBody, receiveUpload, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
+import { badRequest, conflict, readBody, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
 import { configOf } from './config.js';
 import { contentTypeOf } from './content-type.js';
 import { hashStream, readSmall } from './digests.js';
@@ -79,7 +79,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
   }
 
   async function putFile(c: Context<TroveEnv>, repo: RepoRow, p: MavenPath, uploader: string) {
-    const file = await receiveUpload(c, ctx.spool, { maxBytes: ctx.settings.int('max_upload_bytes'), algorithms: ['sha1', 'md5'] });
+    const file = await ctx.receive(c, { algorithms: ['sha1', 'md5'] });
     const mutable = isMutable(p);
     return st.locks.run(pathKey(repo.id, p.path), async () => {
       let pending: string[] = [];
@@ -136,8 +136,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
 
   async function putMetadata(c: Context<TroveEnv>, repo: RepoRow, p: MetadataFile, uploader: string) {
     // Bounded while receiving: an oversized document ends with 413 at its limit, not after spooling up to max_upload_bytes.
-    const maxBytes = Math.min(ctx.settings.int('max_upload_bytes'), MAX_METADATA_BYTES);
-    const file = await receiveUpload(c, ctx.spool, { maxBytes, algorithms: ['sha1', 'md5', 'sha512'] });
+    const file = await ctx.receive(c, { maxBytes: MAX_METADATA_BYTES, algorithms: ['sha1', 'md5', 'sha512'] });
     let doc: MetadataDoc;
     try {
       doc = parseMetadata(await readFile(file.path, 'utf8'));
@@ -178,13 +177,10 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
   }
 
   return async (c: Context<TroveEnv>) => {
-    const { repo: name, path, trailingSlash } = parseRepoPath(c, 'maven');
-    const cred = c.get('credential');
-    const repo = ctx.access.requireWrite(cred, name, 'maven');
+    const { repo, path, trailingSlash, uploader } = ctx.open(c, 'write');
     if (!path || trailingSlash) throw badRequest('a file path is required after the repository name');
     const p = parseMavenPath(path);
     checkVersionPolicy(repo, p);
-    const uploader = cred.type === 'publish' ? cred.grant.actor : '';
     if (p.kind === 'checksum') return putChecksum(c, repo, p, uploader);
     if (p.kind === 'metadata' && p.xml) return putMetadata(c, repo, p, uploader);
     return putFile(c, repo, p, uploader);

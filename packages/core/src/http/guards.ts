@@ -27,22 +27,19 @@ export function requireWriterUser(c: Context<TroveEnv>): UserCredential {
   return cred;
 }
 
-// Sign-in routes stay open too: a browser holding a setup-only cookie must be able to sign in again.
-const SETUP_ONLY_ALLOWED = [/^\/api\/me$/, /^\/api\/security(\/|$)/, /^\/api\/auth\/(logout|config|login|login\/second|login\/passkey)$/];
-
 /**
- * Rules for every `/api/` request (SPEC "Authentication"):
- * a publish token gets 403 outside `/api/publish/`; a setup-only session reaches only
- * `/api/me`, `/api/security/*`, sign-in and logout; read tokens only read.
+ * Rules for every `/api/` request (SPEC "Authentication"): a publish token gets 403 outside
+ * the provider's publish paths; a setup-only session reaches only the provider's setup-only
+ * paths (the credential provider, i.e. auth, names its own URLs); read tokens only read.
  */
-export function apiCredentialRules(): MiddlewareHandler<TroveEnv> {
+export function apiCredentialRules(provider: () => { setupOnlyPaths: RegExp[]; publishPaths: RegExp[] }): MiddlewareHandler<TroveEnv> {
   return async function apiCredentialRulesMiddleware(c, next) {
     const cred = c.get('credential');
     const path = c.req.path;
-    if (cred.type === 'publish' && !path.startsWith('/api/publish/')) {
+    if (cred.type === 'publish' && !provider().publishPaths.some((r) => r.test(path))) {
       throw forbidden('publish session tokens only work on format routes and /api/publish');
     }
-    if (cred.type === 'user' && cred.setupOnly && !SETUP_ONLY_ALLOWED.some((r) => r.test(path))) {
+    if (cred.type === 'user' && cred.setupOnly && !provider().setupOnlyPaths.some((r) => r.test(path))) {
       throw forbidden('set up a second factor first (/api/security)');
     }
     if (cred.type === 'user' && cred.via === 'read_token' && !['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) {

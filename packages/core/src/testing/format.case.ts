@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credential } from '../access/credential.js';
-import type { FormatDefinition } from '../format.js';
+import type { FormatDefinition } from '../modules/format.js';
 import { basic, staticResolver } from './resolver.js';
 import { startTestServer, type TestServer } from './server.js';
 
@@ -43,7 +43,7 @@ export function describeFormatConformance(c: FormatCase): void {
 
     beforeAll(async () => {
       s = await startTestServer({
-        formats: [c.format],
+        modules: [c.format],
         env: c.env ?? {},
         setup: async (ctx) => {
           const reader = ctx.users.create({ username: 'reader' });
@@ -57,7 +57,7 @@ export function describeFormatConformance(c: FormatCase): void {
           ctx.permissions.set(priv, 'reader', 'read');
           ctx.permissions.set(open, 'writer', 'read');
           const ci = (repo: string): Credential => ({ type: 'publish', grant: { sessionId: 'ci-' + repo, repo, proof: 'oidc', user: null, actor: 'ci:conformance' } });
-          ctx.credentials.resolver = staticResolver({
+          const resolver = staticResolver({
             'ci-open': ci(REPOS.open),
             'ci-private': ci(REPOS.priv),
             'ci-locked': ci(REPOS.locked),
@@ -66,6 +66,7 @@ export function describeFormatConformance(c: FormatCase): void {
             reader: { type: 'user', via: 'password', user: reader },
             stranger: { type: 'user', via: 'password', user: stranger },
           });
+          return { credentials: { resolver } };
         },
       });
     });
