@@ -4,6 +4,8 @@ import { debianFormat, type DebianInstance } from '../src/index.js';
 import { makeDeb, fixtureKeyFile } from './helpers.js';
 
 const deb = makeDeb({ name: 'conformance', version: '1.0-1' });
+// The same package, version and architecture with other bytes.
+const other = makeDeb({ name: 'conformance', version: '1.0-1', payload: 'other bytes\n' });
 const keyFile = await fixtureKeyFile();
 
 describeFormatConformance({
@@ -11,6 +13,7 @@ describeFormatConformance({
   env: { TR_DEB_DEBOUNCE: '20ms', TR_GPG_KEY_FILE: keyFile },
   upload: { method: 'PUT', path: 'upload/stable/main', body: () => readFileSync(deb) },
   readBack: 'dists/stable/main/binary-amd64/Packages',
+  conflict: { body: () => readFileSync(other), code: 'release_immutable' },
   settle: async (s, repo) => {
     const until = Date.now() + 10_000;
     while (Date.now() < until) {

@@ -88,7 +88,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
           const held = heldChecksums(repo, p.path);
           pending = held.map((h) => h.asset.path);
           const bad = await disagreeingChecksums(held, file);
-          if (bad.length && !mutable) throw conflict(`${p.path} does not match the checksum uploaded before it (${bad.join(', ')})`);
+          if (bad.length && !mutable) throw conflict(`${p.path} does not match the checksum uploaded before it (${bad.join(', ')})`, 'checksum_mismatch');
         }
       } catch (err) {
         await file.dispose();
@@ -102,6 +102,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
         uploader,
         onExisting: mutable ? 'replace' : 'conflict',
         conflictMessage: `${p.path} is a release file and cannot change; deploy a new version instead`,
+        conflictCode: 'release_immutable',
       });
       // From now on the file's checksums are derived from it: held copies are no longer needed.
       if (r.status === 'replaced') dropChecksums(repo, p.path);
@@ -125,7 +126,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
         const actual = await st.digests.of(target, p.algorithm);
         // The server may have stored a merged metadata document; the client's checksum describes what it sent.
         const ofSubmission = p.target.kind === 'metadata' && st.submissions.has(pathKey(repo.id, p.target.path), `${p.algorithm}:${hex}`);
-        if (actual !== hex && !ofSubmission) throw conflict(`${p.algorithm} ${hex} does not match the stored ${p.target.path} (${actual}); checksum refused`);
+        if (actual !== hex && !ofSubmission) throw conflict(`${p.algorithm} ${hex} does not match the stored ${p.target.path} (${actual}); checksum refused`, 'checksum_mismatch');
         return c.json({ path: p.path, size: actual.length, sha256: createHash('sha256').update(actual).digest('hex') }, 200);
       }
       // Held in canonical form (bare lower-case hex), so a retry in another notation is an identical retry.

@@ -195,7 +195,7 @@ describe('raw format: downloads', () => {
     await rawServer();
     const r = await fetch(`${s.url}/raw/files/missing.txt`);
     expect(r.status).toBe(404);
-    expect(await r.json()).toEqual({ error: 'missing.txt not found' });
+    expect(await r.json()).toEqual({ error: 'missing.txt not found', code: 'not_found' });
   });
 });
 

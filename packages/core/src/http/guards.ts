@@ -23,7 +23,7 @@ export function requireAdmin(c: Context<TroveEnv>): UserRow {
 /** Read tokens never write: an API write with one is refused even where reads are allowed. */
 export function requireWriterUser(c: Context<TroveEnv>): UserCredential {
   const cred = requireUser(c);
-  if (cred.via === 'read_token') throw forbidden('read tokens cannot change anything');
+  if (cred.via === 'read_token') throw forbidden('read tokens cannot change anything', 'read_only_token');
   return cred;
 }
 
@@ -40,10 +40,10 @@ export function apiCredentialRules(provider: () => { setupOnlyPaths: RegExp[]; p
       throw forbidden('publish session tokens only work on format routes and /api/publish');
     }
     if (cred.type === 'user' && cred.setupOnly && !provider().setupOnlyPaths.some((r) => r.test(path))) {
-      throw forbidden('set up a second factor first (/api/security)');
+      throw forbidden('set up a second factor first (/api/security)', 'second_factor_required');
     }
     if (cred.type === 'user' && cred.via === 'read_token' && !['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) {
-      throw forbidden('read tokens cannot change anything');
+      throw forbidden('read tokens cannot change anything', 'read_only_token');
     }
     await next();
   };

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { badRequest, payloadTooLarge } from '../errors.js';
+import { badRequest, payloadTooLarge, troveError } from '../errors.js';
 import type { TroveEnv } from './env.js';
 
 /**
@@ -35,7 +35,7 @@ export async function readJson(c: Context<TroveEnv>, limit: number): Promise<unk
   try {
     return JSON.parse(bytes.toString('utf8'));
   } catch {
-    throw badRequest('malformed JSON body');
+    throw troveError('malformed_json', 'malformed JSON body');
   }
 }
 
