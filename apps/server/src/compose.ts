@@ -7,6 +7,8 @@ import { mirrorModule } from '@trove/mirror';
 import { webDistDir } from '@trove/web/dist-path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { cliTarballPath } from 'trove-cli/tarball-path';
+import { cliDownload } from './downloads.js';
 import { webUi } from './web.js';
 
 /**
@@ -16,7 +18,7 @@ import { webUi } from './web.js';
 export function serverModules(boot: Pick<BootConfig, 'bootstrapAdmin'>): AnyModule[] {
   return [
     authModule({ bootstrapAdmin: boot.bootstrapAdmin }),
-    mirrorModule,
+    mirrorModule(),
     mavenFormat,
     debianFormat,
     rawFormat,
@@ -46,7 +48,7 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
   });
   const ctx = running.core;
   for (const name of ctx.settings.unknownEnv(BOOT_VARIABLES)) log.warn({ variable: name }, 'ignoring unknown TR_ variable');
-  const app = buildHttpApp(running, { web: webUi(webDistDir) });
+  const app = buildHttpApp(running, { web: cliDownload(cliTarballPath, webUi(webDistDir)) });
 
   let server;
   try {

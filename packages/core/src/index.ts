@@ -20,7 +20,8 @@ export type { Credential, CredentialRequest, CredentialResolver, PublishGrant } 
 export { ANONYMOUS } from './access/credential.js';
 export { denyAllResolver } from './access/deny-all.js';
 export { RepoAccess } from './access/repo-access.js';
-export { AuditLog, auditJson, type AuditEntry } from './audit/service.js';
+export { AuditLog, auditJson, type AuditEntry, type AuditFilter } from './audit/service.js';
+export { importAsset, removeImported, type ImportInput, type ImportResult } from './assets/import.js';
 export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnExisting } from './assets/service.js';
 export { RepoService, repoJson, REPO_NAME, type FormatConfigLookup } from './repos/service.js';
 export { PermissionService } from './repos/permissions.js';

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineFormat, invalidSettings, type FormatInstance, type MigrationSet } from '@trove/core';
 import { debianApiRoutes } from './api.js';
+import { importDeb, removeImportedDeb } from './import.js';
 import { debianConfigSchema, defaultDebianConfig, type DebianConfig } from './config.js';
 import { debianRoutes, publicKeyRoute } from './routes.js';
 import { debianSettings } from './settings.js';
@@ -62,6 +63,8 @@ export function createDebianFormat(opts: DebianStateOptions = {}) {
         },
         status: (repo) => ({ pending: state.store.pending(repo.id) }),
         usage: debianUsage,
+        importAsset: (input) => importDeb(state, input),
+        removeImported: (input) => removeImportedDeb(state, input),
         onRepoChange(repo) {
           // New architectures, origin or label: every distribution of the repository is rebuilt.
           if (state.store.markResign(repo.id)) state.rebuilder.notify();

@@ -5,6 +5,7 @@ import { attemptKeys, type LoginMethod, type SecondFactors } from '../second-fac
 import { clearLoginCookie, clearSessionCookie, loginCookie, sessionCookie, setLoginCookie, setSessionCookie } from '../sessions/cookies.js';
 import type { PendingLogins } from '../sessions/pending-logins.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
+import { adminPasswordAllowed, ssoConfig } from '../sso/config.js';
 import { meJson } from './me.js';
 import { verifyUserPassword } from './passwords.js';
 
@@ -34,11 +35,13 @@ export function loginRoutes({ ctx, factors, sessions, pending, failures }: Login
     return c.json(meJson(user, factors));
   };
 
+  const setting = (key: string) => ctx.settings.get(key);
+
   app.get('/auth/config', (c) =>
     c.json({
       password_login: true,
-      oidc: ctx.settings.string('oidc.issuer') !== '',
-      admin_password_login: ctx.settings.bool('admin_password_login'),
+      oidc: ssoConfig(setting) !== null,
+      admin_password_login: adminPasswordAllowed(setting),
     }),
   );
 
@@ -55,7 +58,7 @@ export function loginRoutes({ ctx, factors, sessions, pending, failures }: Login
       ctx.audit.record({ action: 'login.failed', actor: b.username.slice(0, 64), ip, target: b.username.slice(0, 64), detail: { reason: reasonOf(user) } });
       throw unauthorized(user?.kind === 'oidc' ? 'this account signs in with SSO' : 'wrong user name or password', false);
     }
-    if (user.isAdmin && !ctx.settings.bool('admin_password_login')) {
+    if (user.isAdmin && !adminPasswordAllowed(setting)) {
       ctx.audit.record({ action: 'login.refused', actor: user.username, ip, target: user.username, detail: { reason: 'admin_password_login is off' } });
       throw forbidden('administrators sign in with SSO');
     }

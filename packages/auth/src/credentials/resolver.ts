@@ -5,6 +5,7 @@ import type { PublishTokenVerifier } from '../contracts.js';
 import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { verifyPassword, verifyUserPassword } from '../accounts/passwords.js';
 import { SESSION_COOKIE } from '../sessions/cookies.js';
+import { adminPasswordAllowed } from '../sso/config.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
 import type { ReadTokenStore } from '../tokens/read-tokens.js';
 
@@ -40,6 +41,19 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
 
   const cacheKey = (u: UserRow, password: string) =>
     createHash('sha256').update(`${u.id}\0${u.credentialsVersion}\0${password}`).digest('hex');
+
+  /**
+   * With `admin_password_login` off (and SSO on), a local admin's password is no admin
+   * credential on `/api/`: the caller gets only what the account could do without the admin
+   * flag, so every admin check (`requireAdmin`, user changes, device admin) refuses it.
+   * Format routes keep reading as before: reads are no admin route.
+   */
+  const passwordUser = (user: UserRow, surface: 'api' | 'format'): Credential => {
+    if (surface === 'api' && user.isAdmin && !adminPasswordAllowed((k) => ctx.settings.get(k))) {
+      return { type: 'user', via: 'password', user: { ...user, isAdmin: false } };
+    }
+    return { type: 'user', via: 'password', user };
+  };
 
   const refuse = (keys: string[], ip: string, surface: 'api' | 'format', what: string, username = '', message = 'invalid credentials') => {
     deps.failures.fail(keys);
@@ -97,7 +111,7 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
       }
       const key = cacheKey(user, password);
       const until = verified.get(key);
-      if (until && until > Date.now()) return { type: 'user', via: 'password', user };
+      if (until && until > Date.now()) return passwordUser(user, req.surface);
       let check = inflight.get(key);
       if (!check) {
         check = verifyPassword(password, user.passwordHash).finally(() => inflight.delete(key));
@@ -106,7 +120,7 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
       if (!(await check)) throw refuse(keys, req.ip, req.surface, 'password', username);
       if (verified.size > 10_000) verified.clear();
       verified.set(key, Date.now() + PASSWORD_CACHE_MS);
-      return { type: 'user', via: 'password', user };
+      return passwordUser(user, req.surface);
     },
   };
 }

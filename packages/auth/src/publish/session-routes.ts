@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { verifyAsync } from '@noble/ed25519';
 import {
+  badRequest,
   decodeCursor,
   forbidden,
   notFound,
@@ -15,12 +16,15 @@ import {
 } from '@trove/core';
 import type { PublishingDeps } from '../contracts.js';
 import { fromBase64url } from './crypto.js';
-import type { DeviceStore } from './devices.js';
+import { ownRecord, type DeviceStore } from './devices.js';
 import { body, freshProof, ipKey, ipOf, reqString, requirePublisher, requireSessionUser } from './http.js';
 import type { NonceStore } from './nonces.js';
 import { matchCiToken } from './oidc.js';
 import { isCursor } from '../paging.js';
-import { logJson, sessionJson, type SessionStore } from './sessions.js';
+import { logJson, sessionJson, type LogFilter, type SessionStore } from './sessions.js';
+import { filterParam } from '../audit/routes.js';
+
+const PROOFS = ['device', 'oidc', 'manual'] as const;
 import type { TrustStore } from './trusts.js';
 
 export interface SessionRouteParts {
@@ -60,8 +64,11 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
 
   app.post('/publish/challenge', async (c) => {
     const deviceId = reqString(await body(ctx, c), 'device_id', 64);
-    if (!devices.usable(deviceId)) throw notFound('unknown, revoked or expired device; enroll again');
-    return c.json({ nonce: nonces.issue(deviceId) });
+    const device = devices.usable(deviceId);
+    if (!device) throw notFound('unknown, revoked or expired device; enroll again');
+    // The device's own record rides along, so a client holding only its id (`trove status`)
+    // learns its name and expiry; nothing here is secret to whoever knows the random id.
+    return c.json({ nonce: nonces.issue(deviceId), ...ownRecord(device, devices) });
   });
 
   app.post('/publish/sessions', async (c) => {
@@ -96,6 +103,7 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
     devices.touch(device.id);
     const created = sessions.create({
       repo: repo.name,
+      format: repo.format,
       proof: 'device',
       user,
       actor: user.username,
@@ -123,6 +131,7 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
     if (!trusts.unchanged(match.trust)) throw unauthorized('the trust policy changed while the token was checked; try again', false);
     const created = sessions.create({
       repo: repo.name,
+      format: repo.format,
       proof: 'oidc',
       user: null,
       actor: match.actor,
@@ -139,7 +148,7 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
     const repo = repoFor(reqString(b, 'repo', 64));
     requireWriter(user, repo);
     await freshProof(deps.proof, user, b, ipOf(c)); // 401 wrong, 429 limited (counted by the verifier)
-    return c.json(sessions.create({ repo: repo.name, proof: 'manual', user, actor: user.username }), 201);
+    return c.json(sessions.create({ repo: repo.name, format: repo.format, proof: 'manual', user, actor: user.username }), 201);
   });
 
   app.get('/publish/sessions', (c) => {
@@ -160,7 +169,16 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
 
   app.get('/publish/log', (c) => {
     requireAdmin(c);
-    const res = sessions.page({ after: decodeCursor(c.req.query('after'), isCursor), limit: pageLimit(c.req.query('limit')) });
+    // `proof` is the log's "action": how the session was opened.
+    const proof = filterParam(c.req.query('proof'), 'proof');
+    if (proof && !PROOFS.includes(proof as never)) throw badRequest(`proof must be one of ${PROOFS.join(', ')}`);
+    const res = sessions.page({
+      after: decodeCursor(c.req.query('after'), isCursor),
+      limit: pageLimit(c.req.query('limit')),
+      actor: filterParam(c.req.query('actor'), 'actor'),
+      proof: (proof || undefined) as LogFilter['proof'],
+      repo: filterParam(c.req.query('repo'), 'repo'),
+    });
     const names = new Map<string, string | null>();
     const nameOf = (id: string | null) => {
       if (!id) return null;

@@ -62,6 +62,31 @@ describe('admin audit log', () => {
     expect((await api(h, '/api/audit', { auth: basic('alice', password) })).status).toBe(403);
   });
 
+  it('filters by actor, action (a dotted prefix) and repository (its own entries and its permissions), server-side', async () => {
+    h = await startAccounts();
+    await h.user('alice', { admin: true });
+    const alice = basic('alice', 'alice-password-1');
+    await api(h, '/api/repos', { auth: root, body: { name: 'files', format: 'raw' } });
+    await api(h, '/api/repos', { auth: alice, body: { name: 'files2', format: 'raw' } });
+    await api(h, '/api/repos', { auth: alice, body: { name: 'other_x', format: 'raw' } });
+    await api(h, '/api/repos/files/permissions/alice', { method: 'PUT', auth: root, body: { level: 'write' } });
+    await api(h, '/api/repos/files', { method: 'PATCH', auth: alice, body: { anonymous_read: true } });
+    const q = async (query: string) => (await api(h!, `/api/audit?${query}`, { auth: root })).body.items.map((e: any) => `${e.action} ${e.actor} ${e.target}`);
+
+    expect(await q('repo=files')).toEqual(['repo.update alice files', 'permission.set root files/alice', 'repo.create root files']);
+    expect(await q('actor=alice')).toEqual(['repo.update alice files', 'repo.create alice other_x', 'repo.create alice files2']);
+    expect(await q('action=repo&actor=root')).toEqual(['repo.create root files']);
+    expect(await q('action=repo.create&repo=other_x')).toEqual(['repo.create alice other_x']);
+    expect(await q('action=rep')).toEqual([]); // a prefix only at a dot
+    expect(await q('repo=other%25')).toEqual([]); // no wildcards
+    // paging keeps the filter
+    const p1 = await api(h, '/api/audit?action=repo&limit=2', { auth: root });
+    const p2 = await api(h, `/api/audit?action=repo&limit=2&after=${p1.body.next}`, { auth: root });
+    expect([...p1.body.items, ...p2.body.items].map((e: any) => e.target)).toEqual(['files', 'other_x', 'files2', 'files']);
+    expect(p2.body.next).toBe('');
+    expect((await api(h, `/api/audit?actor=${'x'.repeat(201)}`, { auth: root })).status).toBe(400);
+  });
+
   it('records the client IP behind a trusted proxy, and limits failed attempts per that IP', async () => {
     h = await startAccounts({ env: { TR_TRUSTED_PROXIES: '127.0.0.1/32' } });
     const from = (ip: string) => ({ 'x-forwarded-for': ip });

@@ -53,7 +53,7 @@ describe('CI proof (OIDC trust policies)', () => {
       expect(t.status).toBe(201);
       const s = await oidc(await ci.mint());
       expect(s.status).toBe(201);
-      expect(s.body.repo).toBe('files');
+      expect(s.body).toMatchObject({ repo: 'files', format: 'raw' });
       expect((await rawPut(h, 'files', 'ci/app.tgz', 'bits', s.body.token)).status).toBe(201);
       expect(h.ctx.assets.get(h.ctx.repos.byName('files')!, 'ci/app.tgz')?.uploader).toBe('ci:acme/widgets');
       expect((await rawPut(h, 'other', 'x', 'x', s.body.token)).status).toBe(403);

@@ -41,6 +41,17 @@ describe('trust policy routes', () => {
     expect((await call(h, `/api/publish/trusts/${b.body.id}`, { auth: 'root' })).status).toBe(404);
     expect((await call(h, `/api/publish/trusts/${b.body.id}`, { method: 'PATCH', auth: 'root', body: {} })).status).toBe(404);
     expect((await call(h, `/api/publish/trusts/${b.body.id}`, { method: 'DELETE', auth: 'root' })).status).toBe(404);
+
+    // each change is in the admin audit log, by name and never with the key set
+    const audit = { body: { items: h.ctx.audit.page({ action: 'trust', limit: 50 }).items.map((r) => ({ ...r, detail: JSON.parse(r.detail) })) } };
+    expect(audit.body.items.map((e: any) => [e.action, e.target, e.actor])).toEqual([
+      ['trust.delete', 'zeta', 'root'],
+      ['trust.update', 'zeta', 'root'],
+      ['trust.create', 'alpha', 'root'],
+      ['trust.create', 'zeta', 'root'],
+    ]);
+    expect(audit.body.items[1].detail).toMatchObject({ fields: ['repos'], closed_sessions: 0 });
+    expect(JSON.stringify(audit.body)).not.toContain('"kty"');
   });
 
   it('is admin only', async () => {

@@ -3,7 +3,9 @@ import type { Context, Handler, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { RepoAccess } from '../access/repo-access.js';
+import type { ImportInput, ImportResult } from '../assets/import.js';
 import type { AssetService } from '../assets/service.js';
+import type { AuditLog } from '../audit/service.js';
 import type { MigrationSet, TroveDb } from '../db/open.js';
 import type { RepoRow } from '../db/schema.js';
 import type { TroveEnv } from '../http/env.js';
@@ -49,6 +51,8 @@ export interface FormatContext {
   repos: RepoService;
   assets: AssetService;
   access: RepoAccess;
+  /** For a format's admin API routes (Debian records a signing-key replacement). */
+  audit: AuditLog;
   /** `base_url`, or '' when unset. */
   baseUrl(): string;
   /** Background jobs: a slot for the job queue (issue 14); undefined until it lands. */
@@ -83,6 +87,13 @@ export interface FormatInstance {
   usage?(input: UsageInput): UsageSnippet[];
   /** A repository of this format was created or its config changed. */
   onRepoChange?(repo: RepoRow): void | Promise<void>;
+  /**
+   * An internal writer (the mirror) imports a file: the format indexes it as its upload route
+   * would, or skips what it regenerates itself. Absent: a plain `assets.commit` (see assets/import.ts).
+   */
+  importAsset?(input: ImportInput): Promise<ImportResult>;
+  /** The import source deleted a file it had imported; absent: a plain `assets.delete`. */
+  removeImported?(input: { repo: RepoRow; path: string }): Promise<boolean>;
 }
 
 /**

@@ -22,7 +22,7 @@ export interface RunningModules {
 
 /** What a format sees of the core: the services formats use, and the shared opening step. */
 export function formatContext(core: Core, name: string): FormatContext {
-  const { db, settings, log, blobs, spool, repos, assets, access, baseUrl } = core;
+  const { db, settings, log, blobs, spool, repos, assets, access, audit, baseUrl } = core;
   return {
     name,
     db,
@@ -33,6 +33,7 @@ export function formatContext(core: Core, name: string): FormatContext {
     repos,
     assets,
     access,
+    audit,
     baseUrl,
     jobs: undefined,
     open: (c, mode) => openFormatRequest(c, access, name, mode),
