@@ -1,21 +1,8 @@
-import type { SpooledFile } from '@trove/blobstore';
 import type { CoreContext } from '../context.js';
 import type { RepoRow } from '../db/schema.js';
+import type { ImportInput, ImportResult } from '../modules/format.js';
 
-/** A file an internal writer (the mirror) brings in: complete, fsynced and already verified by the caller. */
-export interface ImportInput {
-  repo: RepoRow;
-  /** The file's path at its source, without a leading slash. */
-  path: string;
-  file: SpooledFile;
-  contentType: string;
-  /** The uploader's name at the source (never an address). */
-  uploader: string;
-}
-
-export type ImportResult =
-  | { status: 'created' | 'identical' | 'replaced'; /** Where the file landed in the repository. */ path: string }
-  | { status: 'skipped'; reason: string };
+export type { ImportInput, ImportResult };
 
 /**
  * Imports one file through its format's `importAsset` hook, or, for formats without one, the

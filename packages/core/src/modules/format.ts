@@ -3,7 +3,6 @@ import type { Context, Handler, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { RepoAccess } from '../access/repo-access.js';
-import type { ImportInput, ImportResult } from '../assets/import.js';
 import type { AssetService } from '../assets/service.js';
 import type { AuditLog } from '../audit/service.js';
 import type { MigrationSet, TroveDb } from '../db/open.js';
@@ -25,6 +24,21 @@ export interface UsageInput {
   baseUrl: string;
   repo: RepoRow;
 }
+
+/** A file an internal writer (the mirror) brings in: complete, fsynced and already verified by the caller. */
+export interface ImportInput {
+  repo: RepoRow;
+  /** The file's path at its source, without a leading slash. */
+  path: string;
+  file: SpooledFile;
+  contentType: string;
+  /** The uploader's name at the source (never an address). */
+  uploader: string;
+}
+
+export type ImportResult =
+  | { status: 'created' | 'identical' | 'replaced'; /** Where the file landed in the repository. */ path: string }
+  | { status: 'skipped'; reason: string };
 
 /** What the opening step of a format route yields once the access rule passed. */
 export interface OpenedRequest {
