@@ -8,7 +8,7 @@
  * published Packages back; the key is loaded before timing, so no figure includes key generation.
  * Memory: the process's peak RSS during each phase (VmHWM, reset through /proc/self/clear_refs);
  * xz runs in child processes (a few at a time, ~20 MiB each at 64 KiB segments), not counted there.
- * Drives the package API (createCore + debianFormat from the built dist/), not HTTP: the
+ * Drives the package API (startModules + debianFormat from the built dist/), not HTTP: the
  * uploads go through the same ingest as the upload route (spool, control read, pool commit).
  * The .debs are generated programmatically (ar + control.tar.gz + data.tar.gz written with
  * tar-stream and zlib), each with its own name, so generation takes seconds, not minutes.
@@ -29,7 +29,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const req = createRequire(join(ROOT, 'packages/format-debian/package.json'));
 const { pack } = req('tar-stream');
 const pino = createRequire(join(ROOT, 'packages/core/package.json'))('pino');
-const { createCore } = await import(join(ROOT, 'packages/core/dist/index.js'));
+const { startModules } = await import(join(ROOT, 'packages/core/dist/index.js'));
 const deb = await import(join(ROOT, 'packages/format-debian/dist/index.js'));
 
 const N = Number(process.env.BENCH_PACKAGES ?? 10000);
@@ -92,9 +92,9 @@ for (let i = 0; i < N; i++) {
 console.log(`generated ${N} .debs in ${Math.round(performance.now() - t)} ms`);
 
 mkdirSync(join(work, 'data'), { recursive: true });
-const ctx = await createCore({ dataDir: join(work, 'data'), masterKey: randomBytes(32), formats: [deb.debianFormat], env: { TR_DEB_DEBOUNCE: '10m', TR_DEB_MAX_DELAY: '1h' }, log: pino({ level: 'warn' }), followLogLevel: false });
-await deb.debianFormat.start(ctx);
-const state = deb.debianState(ctx);
+const running = await startModules({ dataDir: join(work, 'data'), masterKey: randomBytes(32), modules: [deb.debianFormat], env: { TR_DEB_DEBOUNCE: '10m', TR_DEB_MAX_DELAY: '1h' }, log: pino({ level: 'warn' }), followLogLevel: false });
+const ctx = running.core;
+const { state } = ctx.formats.instance('debian');
 // The signing key exists and is parsed before anything is timed (get() loads or awaits its generation).
 await state.keys.get();
 const repo = await ctx.repos.create({ name: 'bench', format: 'debian', anonymous_read: true, config: { architectures: ['amd64'] } });
@@ -181,6 +181,5 @@ console.log(`trove incremental (+1):  median ${Math.round(im)} ms, min ${Math.ro
 console.log(`apt-ftparchive full:     ${Math.round(ftp)} ms (generate with gzip+xz, then release)`);
 console.log(scanning ? `dpkg-scanpackages:       ${Math.round(scan)} ms (Packages only, uncompressed)` : 'dpkg-scanpackages:       skipped');
 console.log(`trove RSS:               ${rssBefore} MiB before the full build; peak ${canReset ? `${fullPeak} MiB during the full build, ${incrPeak} MiB during the incremental rounds` : `${incrPeak} MiB (VmHWM of the whole run: clear_refs not writable)`}`);
-await deb.debianFormat.stop(ctx);
-await ctx.close();
+await running.stop();
 rmSync(work, { recursive: true, force: true });

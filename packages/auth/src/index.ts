@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { CoreContext, CredentialResolver, MigrationSet, SettingsGroup, TroveEnv } from '@trove/core';
+import { defineModule, type CoreContext, type CredentialProvider, type CredentialResolver, type MigrationSet, type SettingsGroup, type TroveEnv } from '@trove/core';
 import type { Hono } from 'hono';
 import { bootstrapAdmin } from './accounts/bootstrap.js';
 import { loginRoutes } from './accounts/login-routes.js';
@@ -90,4 +90,43 @@ export function createAuth(ctx: CoreContext): AuthModule {
       timer = undefined;
     },
   };
+}
+
+/**
+ * The `/api` paths this package serves that core's credential rules must know: a setup-only
+ * session reaches its account, second-factor setup, sign-in and sign-out (so a browser holding
+ * a setup-only cookie can sign in again); publish tokens reach the publishing API.
+ */
+export const SETUP_ONLY_PATHS = [/^\/api\/me$/, /^\/api\/security(\/|$)/, /^\/api\/auth\/(logout|config|login|login\/second|login\/passkey|oidc\/login|oidc\/callback)$/];
+export const PUBLISH_PATHS = [/^\/api\/publish\//];
+/** The two changes a Basic password may make: each body carries a fresh second factor (SPEC: "session"). */
+export const FRESH_PROOF_ROUTES = ['POST /api/devices/approve', 'POST /api/publish/sessions/manual'];
+
+export interface AuthModuleOptions {
+  /** The first admin from the bootstrap variables; null: a generated password printed once. */
+  bootstrapAdmin?: { username: string; password: string } | null;
+  print?: (line: string) => void;
+}
+
+/** Accounts and publishing as a module: the credential provider, its `/api` routes and its timers. */
+export function authModule(opts: AuthModuleOptions = {}) {
+  return defineModule({
+    name: 'auth',
+    settings: authSettingsGroups,
+    migrations: authMigrations,
+    create(ctx) {
+      const auth = createAuth(ctx);
+      const credentials: CredentialProvider = { resolver: auth.resolver, setupOnlyPaths: SETUP_ONLY_PATHS, publishPaths: PUBLISH_PATHS, freshProofRoutes: FRESH_PROOF_ROUTES };
+      return {
+        auth,
+        credentials,
+        apiRoutes: auth.routes,
+        async start() {
+          await auth.bootstrapAdmin(opts.bootstrapAdmin ?? null, opts.print);
+          auth.start();
+        },
+        stop: () => auth.stop(),
+      };
+    },
+  });
 }

@@ -1,4 +1,4 @@
-import { defineSettings } from '@trove/core/settings/types';
+import { defineSettings } from '@trove/core';
 
 const HOUR = 3_600_000;
 

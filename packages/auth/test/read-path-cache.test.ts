@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createCore, type CoreContext } from '@trove/core';
+import { createCore, type Core } from '@trove/core';
 import { rawFormat } from '@trove/format-raw';
-import { authMigrations, authSettingsGroups } from '../src/index.js';
+import { authModule } from '../src/index.js';
 import { ReadTokenStore } from '../src/tokens/read-tokens.js';
 import { api, basic, ROOT_PASSWORD, startAccounts, type Accounts, type Client } from './accounts/harness.js';
 
@@ -14,7 +14,7 @@ import { api, basic, ROOT_PASSWORD, startAccounts, type Accounts, type Client } 
  * server's own API, and written by a second process on the same database.
  */
 let h: Accounts | undefined;
-let other: CoreContext | undefined;
+let other: Core | undefined;
 afterEach(async () => {
   vi.useRealTimers();
   await other?.close();
@@ -29,21 +29,19 @@ const root = basic('root', ROOT_PASSWORD);
 async function setup(): Promise<{ h: Accounts; client: Client; password: string; token: string; tokenId: string; totp: { code(o?: number): string } }> {
   h = await startAccounts();
   const { client, password, totp } = await h.withTotp('alice');
-  expect((await api(h, '/api/repos', { auth: root, body: { name: 'files', format: 'raw', overwrite: 'allow' } })).status).toBe(201);
-  expect((await api(h, '/api/repos/files/permissions/alice', { method: 'PUT', auth: root, body: { level: 'write' } })).status).toBe(200);
+  expect((await h.asRoot('/api/repos', { body: { name: 'files', format: 'raw', overwrite: 'allow' } })).status).toBe(201);
+  expect((await h.asRoot('/api/repos/files/permissions/alice', { method: 'PUT', body: { level: 'write' } })).status).toBe(200);
   await h.ctx.assets.commitBytes({ repo: h.ctx.repos.byName('files')!, path: 'a.txt', bytes: 'hello', contentType: 'text/plain', onExisting: 'conflict', uploader: 'alice' });
   const created = (await client.call('/api/tokens', { body: { name: 'ci' } })).body as { id: string; token: string };
   return { h, client, password, totp, token: h.secret(created.token), tokenId: created.id };
 }
 
 /** The same database opened by another server process (here: another core in this process, with caches of its own). */
-async function secondProcess(h: Accounts): Promise<CoreContext> {
+async function secondProcess(h: Accounts): Promise<Core> {
   other = await createCore({
     dataDir: h.s.dataDir,
     masterKey: randomBytes(32),
-    formats: [rawFormat],
-    settingsGroups: authSettingsGroups,
-    migrations: authMigrations,
+    modules: [authModule(), rawFormat],
     env: {},
     log: pino({ level: 'silent' }),
     followLogLevel: false,
@@ -81,7 +79,7 @@ describe('read-path caches: a change applies on the very next request', () => {
     const { h, password, token } = await setup();
     await warm(h, basic('alice', password));
     await warm(h, basic('x', token));
-    expect((await api(h, '/api/users/alice', { method: 'PATCH', auth: root, body: { disabled: true } })).status).toBe(200);
+    expect((await h.asRoot('/api/users/alice', { method: 'PATCH', body: { disabled: true } })).status).toBe(200);
     expect((await read(h, basic('alice', password))).status).toBe(401);
     expect((await read(h, basic('x', token))).status).toBe(401);
   });
@@ -109,7 +107,7 @@ describe('read-path caches: a change applies on the very next request', () => {
     const { h, password, token } = await setup();
     await warm(h, basic('alice', password));
     await warm(h, basic('x', token));
-    expect((await api(h, '/api/repos/files/permissions/alice', { method: 'DELETE', auth: root })).status).toBe(204);
+    expect((await h.asRoot('/api/repos/files/permissions/alice', { method: 'DELETE' })).status).toBe(204);
     expect((await read(h, basic('alice', password))).status).toBe(403);
     expect((await read(h, basic('x', token))).status).toBe(403);
   });
@@ -124,7 +122,7 @@ describe('read-path caches: a change applies on the very next request', () => {
 
   it('a repository made private by another process', async () => {
     const { h } = await setup();
-    expect((await api(h, '/api/repos/files', { method: 'PATCH', auth: root, body: { anonymous_read: true } })).status).toBe(200);
+    expect((await h.asRoot('/api/repos/files', { method: 'PATCH', body: { anonymous_read: true } })).status).toBe(200);
     await warm(h);
     const ctx2 = await secondProcess(h);
     await ctx2.repos.update('files', { anonymous_read: false });

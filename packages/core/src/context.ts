@@ -1,13 +1,12 @@
 import type { BlobStore, Spool } from '@trove/blobstore';
 import type { Logger } from 'pino';
-import type { CredentialResolver } from './access/credential.js';
 import type { RepoAccess } from './access/repo-access.js';
 import type { AssetService } from './assets/service.js';
 import type { AuditLog } from './audit/service.js';
 import type { Generations } from './cache/generations.js';
 import type { TroveDb } from './db/open.js';
-import type { FormatRegistry } from './format.js';
 import type { JobRunner } from './jobs/runner.js';
+import type { FormatRegistry } from './modules/registry.js';
 import type { PermissionService } from './repos/permissions.js';
 import type { RepoService } from './repos/service.js';
 import type { SettingsRegistry } from './settings/registry.js';
@@ -15,8 +14,9 @@ import type { SecretBox } from './settings/secret-box.js';
 import type { UserService } from './users/service.js';
 
 /**
- * Everything a format or subsystem may use. The server builds one with `createCore`;
- * another team can build one the same way and mount a format's routes without the server.
+ * The core services a subsystem module (auth, mirror, core's own API) is created with.
+ * Formats get the narrower `FormatContext`; neither can replace the credential provider
+ * (a module supplies it through its instance) or close the core (the lifecycle does).
  */
 export interface CoreContext {
   db: TroveDb;
@@ -39,12 +39,6 @@ export interface CoreContext {
   secrets: SecretBox;
   /** Long-running work with persisted records, resume after restart, progress and cancel (see jobs/index.ts). */
   jobs: JobRunner;
-  /** Replaceable: the auth package installs its resolver at start. */
-  credentials: { resolver: CredentialResolver };
   /** `base_url`, or '' when unset. */
   baseUrl(): string;
-  /** Closes the database and the blob store (after formats stopped). */
-  close(): Promise<void>;
 }
-
-export type FormatContext = CoreContext;

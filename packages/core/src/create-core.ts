@@ -7,24 +7,22 @@ import { AssetService } from './assets/service.js';
 import { AuditLog } from './audit/service.js';
 import { Generations } from './cache/generations.js';
 import type { CoreContext } from './context.js';
-import { applyMigrations, coreMigrations, openDatabase, type MigrationSet } from './db/open.js';
-import { FormatRegistry, type FormatDefinition } from './format.js';
+import { applyMigrations, openDatabase } from './db/open.js';
 import { JobRunner } from './jobs/runner.js';
+import { migrationsOf, orderModules, settingsOf, type AnyModule, type CredentialProvider } from './modules/contract.js';
+import { withCore } from './modules/core-module.js';
+import { FormatRegistry } from './modules/registry.js';
 import { PermissionService } from './repos/permissions.js';
 import { RepoService } from './repos/service.js';
-import { coreSettingsGroups } from './settings/core-settings.js';
 import { SettingsRegistry } from './settings/registry.js';
 import { SecretBox } from './settings/secret-box.js';
-import type { SettingsGroup } from './settings/types.js';
 import { UserService } from './users/service.js';
 
 export interface CreateCoreOptions {
   dataDir: string;
   masterKey: Buffer;
-  formats: FormatDefinition<any>[];
-  /** Settings groups and migrations of subsystems (auth, mirror), registered after core's. */
-  settingsGroups?: SettingsGroup[];
-  migrations?: MigrationSet[];
+  /** Formats and subsystem modules; core's own module is added first. Their migrations run and settings register in this order. */
+  modules: AnyModule[];
   env?: Record<string, string | undefined>;
   dev?: boolean;
   log?: Logger;
@@ -34,22 +32,29 @@ export interface CreateCoreOptions {
   dbFile?: string;
 }
 
+/** The core as the lifecycle holds it: the context modules see, plus what only the lifecycle touches. */
+export interface Core extends CoreContext {
+  /** Installed by the lifecycle from the one module that supplies it; deny-all until then. */
+  credentials: Required<CredentialProvider>;
+  /** Closes the database and the blob store (after every module stopped). */
+  close(): Promise<void>;
+}
+
 /**
- * Opens the database, runs every package's migrations, loads settings (throwing
- * BootError on an invalid environment), clears the upload spool and builds the
- * services. Used by the server and by tests; formats get the result as their context.
+ * The first step of the lifecycle: opens the database, runs every module's migrations,
+ * loads settings (throwing BootError on an invalid environment), clears the upload spool
+ * and builds the services. Creating and starting the modules is `startModules`' part.
  */
-export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> {
+export async function createCore(opts: CreateCoreOptions): Promise<Core> {
   const log = opts.log ?? pino({ level: 'info' });
-  const formats = new FormatRegistry(opts.formats);
+  const modules = orderModules(withCore(opts.modules));
+  const formats = new FormatRegistry(modules.flatMap((m) => (m.kind === 'format' ? [m] : [])));
   const { db, sqlite } = openDatabase(opts.dbFile ?? join(opts.dataDir, 'trove.db'));
-  applyMigrations(db, [coreMigrations, ...(opts.migrations ?? []), ...formats.all().flatMap((f) => (f.migrations ? [f.migrations] : []))]);
+  applyMigrations(db, modules.flatMap(migrationsOf));
 
   const box = new SecretBox(opts.masterKey);
   const settings = new SettingsRegistry({ db, box, log, env: opts.env ?? process.env, dev: opts.dev });
-  for (const g of [...coreSettingsGroups, ...(opts.settingsGroups ?? []), ...formats.all().flatMap((f) => (f.settings ? [f.settings] : []))]) {
-    settings.register(g);
-  }
+  for (const g of modules.flatMap(settingsOf)) settings.register(g);
   settings.load();
   if (opts.followLogLevel !== false) {
     log.level = settings.string('log.level');
@@ -65,11 +70,14 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
   // The driver is chosen from the settings by blobstore's one factory (fs, or s3 loaded on demand).
   const blobs = new BlobStore(await createDriver(storageConfig((k) => settings.get(k)), { dataDir: opts.dataDir }));
   const generations = new Generations(db);
-  const repos = new RepoService(db, formats, generations);
+  const repos = new RepoService(db, formats.configOf, () => formats.names(), generations);
   const permissions = new PermissionService(db, generations);
   const baseUrl = () => settings.string('base_url');
   const jobs = new JobRunner(db, log);
-  const ctx: CoreContext = {
+  repos.onChange(async (r) => {
+    await formats.instance(r.format)?.onRepoChange?.(r);
+  });
+  return {
     db,
     settings,
     log,
@@ -86,7 +94,7 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
     audit: new AuditLog(db),
     secrets: box,
     jobs,
-    credentials: { resolver: denyAllResolver },
+    credentials: { resolver: denyAllResolver, setupOnlyPaths: [], publishPaths: [], freshProofRoutes: [] },
     baseUrl,
     async close() {
       await jobs.stop();
@@ -94,8 +102,4 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
       sqlite.close();
     },
   };
-  repos.onChange(async (r) => {
-    await formats.get(r.format)?.onRepoChange?.(r, ctx);
-  });
-  return ctx;
 }

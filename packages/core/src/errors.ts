@@ -1,20 +1,45 @@
 /**
- * Typed errors. Handlers and packages throw these; one mapper
- * (`http/error-mapper.ts`) turns them into `{"error": ...}` responses.
- * A stable `code` lets tests and clients tell failures apart without parsing messages.
+ * Typed errors. Handlers and packages throw these; one mapper (`http/error-mapper.ts`)
+ * turns them into `{"error": message, "code": code}` responses. A code names the domain
+ * fact a client or test can branch on; the generic ones (`bad_request`, `conflict`, ...)
+ * are for failures no client would handle differently. This catalogue is the only place
+ * codes are defined, each with the status it is sent with.
  */
-export type ErrorCode =
-  | 'bad_request'
-  | 'invalid_settings'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'rate_limited'
-  | 'bad_gateway'
-  | 'unavailable'
-  | 'internal';
+export const ERROR_CODES = {
+  bad_request: 400,
+  invalid_path: 400,
+  invalid_settings: 400,
+  malformed_json: 400,
+  upload_incomplete: 400,
+  unauthorized: 401,
+  /** A write with anything but a publish session token (SPEC "Access rules on format routes"). */
+  needs_publish_session: 401,
+  forbidden: 403,
+  /** A publish session used for another repository than the one it was opened for. */
+  wrong_repository: 403,
+  /** A read token used for a write. */
+  read_only_token: 403,
+  /** A setup-only session outside second-factor setup. */
+  second_factor_required: 403,
+  not_found: 404,
+  conflict: 409,
+  /** A release (non-SNAPSHOT Maven file, a Debian package identity) cannot change. */
+  release_immutable: 409,
+  /** A file exists with other content and the repository does not allow overwrites. */
+  asset_exists: 409,
+  /** A mirror owns the repository; publishing is refused until cut-over. */
+  repo_mirrored: 409,
+  /** An uploaded checksum disagrees with the file it describes. */
+  checksum_mismatch: 409,
+  payload_too_large: 413,
+  range_not_satisfiable: 416,
+  rate_limited: 429,
+  internal: 500,
+  bad_gateway: 502,
+  unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
 
 export class TroveError extends Error {
   constructor(
@@ -43,11 +68,17 @@ export const invalidSettings = (message: string, fields: Record<string, string>)
 export const unauthorized = (message = 'authentication required', challenge = true) =>
   new TroveError(401, 'unauthorized', message, {}, challenge ? { 'WWW-Authenticate': BASIC_REALM } : {});
 
-export const forbidden = (message = 'forbidden') => new TroveError(403, 'forbidden', message);
+/** A TroveError whose status comes from the catalogue. */
+export const troveError = (code: ErrorCode, message: string, body?: Record<string, unknown>, headers?: Record<string, string>) =>
+  new TroveError(ERROR_CODES[code], code, message, body, headers);
+
+export const forbidden = (message = 'forbidden', code: Extract<ErrorCode, 'forbidden' | 'wrong_repository' | 'read_only_token' | 'second_factor_required'> = 'forbidden') =>
+  new TroveError(403, code, message);
 
 export const notFound = (message = 'not found') => new TroveError(404, 'not_found', message);
 
-export const conflict = (message: string) => new TroveError(409, 'conflict', message);
+export const conflict = (message: string, code: Extract<ErrorCode, 'conflict' | 'release_immutable' | 'asset_exists' | 'repo_mirrored' | 'checksum_mismatch'> = 'conflict') =>
+  new TroveError(409, code, message);
 
 export const payloadTooLarge = (limit: number) =>
   new TroveError(413, 'payload_too_large', `body exceeds the limit of ${limit} bytes`);

@@ -1,9 +1,21 @@
-// The main entry re-exports the contracts most packages need; narrower pieces are
-// available as subpaths (`@trove/core/http/serve-blob`, `@trove/core/settings/types`, ...).
+// The public surface of @trove/core: what this file exports, plus the test helpers under
+// `@trove/core/testing/*` named in package.json `exports`. Nothing else is importable.
 export * from './errors.js';
-export type { CoreContext, FormatContext } from './context.js';
-export { createCore, type CreateCoreOptions } from './create-core.js';
-export { defineFormat, FormatRegistry, type FormatDefinition, type FormatDescriptor, type UsageInput, type UsageSnippet } from './format.js';
+export type { CoreContext } from './context.js';
+export { createCore, type Core, type CreateCoreOptions } from './create-core.js';
+export {
+  defineFormat,
+  type FormatContext,
+  type FormatDefinition,
+  type FormatInstance,
+  type OpenedRequest,
+  type UsageInput,
+  type UsageSnippet,
+} from './modules/format.js';
+export { defineModule, type AnyModule, type CredentialProvider, type ModuleContext, type ModuleDefinition, type ModuleInstance } from './modules/contract.js';
+export { FormatRegistry, type FormatDescriptor } from './modules/registry.js';
+export { startModules, formatContext, type RunningModule, type RunningModules } from './modules/lifecycle.js';
+export { coreModule } from './modules/core-module.js';
 export type { Credential, CredentialRequest, CredentialResolver, PublishGrant } from './access/credential.js';
 export { ANONYMOUS } from './access/credential.js';
 export { denyAllResolver } from './access/deny-all.js';
@@ -13,7 +25,7 @@ export { Generations, GenerationCache, type GenerationName, type GenerationValue
 export { AuditLog, auditJson, type AuditEntry, type AuditFilter } from './audit/service.js';
 export { importAsset, removeImported, type ImportInput, type ImportResult } from './assets/import.js';
 export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnExisting } from './assets/service.js';
-export { RepoService, repoJson, REPO_NAME } from './repos/service.js';
+export { RepoService, repoJson, REPO_NAME, type FormatConfigLookup } from './repos/service.js';
 export { PermissionService } from './repos/permissions.js';
 export { UserService, userJson, USERNAME } from './users/service.js';
 export { JobRunner, type JobHandler, type JobRecord, type JobRun, type JobState } from './jobs/index.js';
@@ -30,12 +42,13 @@ export { errorHandler, notFoundHandler, toTroveError } from './http/error-mapper
 export { clientIp, proxyMatcher } from './http/client-ip.js';
 export { credentials } from './http/credentials.js';
 export { csrfGuard } from './http/csrf.js';
-export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules, basicCredentialRules, type BasicCredentialRule } from './http/guards.js';
+export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules, type CredentialPaths } from './http/guards.js';
 export { readBody, readJson, readJsonObject } from './http/json-body.js';
 export { pageLimit, encodeCursor, decodeCursor, page, isString, listQuery, pageInMemory, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
 export { serveAsset, serveBytes, parseRange, notModified, redirectOption, type Representation, type ServeOptions } from './http/serve-blob.js';
 export { receiveUpload } from './http/upload.js';
 export { mountFormat } from './http/mount.js';
+export { openFormatRequest, receiveFormatUpload } from './http/format-request.js';
 export { settingsRoutes } from './api/settings-routes.js';
 export { repoRoutes, effectiveBaseUrl } from './api/repo-routes.js';
 export { buildHttpApp, type HttpAppParts } from './http/app.js';

@@ -50,30 +50,30 @@ describe('settings at start', () => {
   const quiet = () => pino({ level: 'silent' });
 
   it('refuses start on an invalid environment value, naming the variable', async () => {
-    await expect(createCore({ dataDir: dir(), masterKey: randomBytes(32), formats: [noteFormat], env: { TR_MAX_UPLOAD_BYTES: 'lots' }, log: quiet() })).rejects.toThrow(
+    await expect(createCore({ dataDir: dir(), masterKey: randomBytes(32), modules: [noteFormat], env: { TR_MAX_UPLOAD_BYTES: 'lots' }, log: quiet() })).rejects.toThrow(
       /TR_MAX_UPLOAD_BYTES/,
     );
-    await expect(createCore({ dataDir: dir(), masterKey: randomBytes(32), formats: [noteFormat], env: { TR_STORAGE: 's3' }, log: quiet() })).rejects.toBeInstanceOf(
+    await expect(createCore({ dataDir: dir(), masterKey: randomBytes(32), modules: [noteFormat], env: { TR_STORAGE: 's3' }, log: quiet() })).rejects.toBeInstanceOf(
       BootError,
     );
   });
 
   it('reports unknown TR_ variables', async () => {
-    const ctx = await createCore({ dataDir: dir(), masterKey: randomBytes(32), formats: [noteFormat], env: { TR_TYPO: '1', TR_DATA_DIR: '/x' }, log: quiet() });
+    const ctx = await createCore({ dataDir: dir(), masterKey: randomBytes(32), modules: [noteFormat], env: { TR_TYPO: '1', TR_DATA_DIR: '/x' }, log: quiet() });
     expect(ctx.settings.unknownEnv(['TR_DATA_DIR'])).toEqual(['TR_TYPO']);
     await ctx.close();
   });
 
   it('ignores a stored secret it cannot decrypt and a stored value that is invalid', async () => {
     const d = dir();
-    const first = await createCore({ dataDir: d, masterKey: randomBytes(32), formats: [noteFormat], env: {}, log: quiet() });
+    const first = await createCore({ dataDir: d, masterKey: randomBytes(32), modules: [noteFormat], env: {}, log: quiet() });
     first.settings.setInternal({ 's3.secret_access_key': 'abc', max_json_bytes: 4096 });
     first.db.insert(schema.settings).values({ key: 'max_upload_bytes', value: '"not a number"', updatedAt: new Date() }).run();
     await first.close();
     const warnings: string[] = [];
     const log = pino({ level: 'warn' }, { write: (l: string) => warnings.push(l) });
     // a different master key: the stored secret no longer decrypts
-    const second = await createCore({ dataDir: d, masterKey: randomBytes(32), formats: [noteFormat], env: {}, log });
+    const second = await createCore({ dataDir: d, masterKey: randomBytes(32), modules: [noteFormat], env: {}, log });
     expect(second.settings.string('s3.secret_access_key')).toBe('');
     expect(second.settings.int('max_json_bytes')).toBe(4096);
     expect(second.settings.int('max_upload_bytes')).toBe(2147483648);
@@ -84,7 +84,7 @@ describe('settings at start', () => {
 
   it('stores secrets encrypted', async () => {
     const d = dir();
-    const ctx = await createCore({ dataDir: d, masterKey: randomBytes(32), formats: [noteFormat], env: {}, log: quiet() });
+    const ctx = await createCore({ dataDir: d, masterKey: randomBytes(32), modules: [noteFormat], env: {}, log: quiet() });
     ctx.settings.setInternal({ 's3.secret_access_key': 'plain-secret-value' });
     const row = ctx.db.select().from(schema.settings).all().find((r) => r.key === 's3.secret_access_key')!;
     expect(row.value).toMatch(/^enc:v1:/);
@@ -93,7 +93,7 @@ describe('settings at start', () => {
   });
 
   it('tells watchers about live changes', async () => {
-    const ctx = await createCore({ dataDir: dir(), masterKey: randomBytes(32), formats: [noteFormat], env: {}, log: quiet() });
+    const ctx = await createCore({ dataDir: dir(), masterKey: randomBytes(32), modules: [noteFormat], env: {}, log: quiet() });
     const seen: string[][] = [];
     ctx.settings.watch(['log.level'], (keys) => seen.push(keys));
     await ctx.settings.patch({ 'log.level': 'debug' });

@@ -22,7 +22,7 @@ describe('the data directory is for the server alone', () => {
     try {
       const boot = readBootConfig({ TR_DATA_DIR: dataDir });
       expect(mode(dataDir)).toBe(0o700);
-      const ctx = await createCore({ dataDir: boot.dataDir, masterKey: randomBytes(32), formats: [noteFormat], env: {}, log: pino({ level: 'silent' }) });
+      const ctx = await createCore({ dataDir: boot.dataDir, masterKey: randomBytes(32), modules: [noteFormat], env: {}, log: pino({ level: 'silent' }) });
       ctx.users.create({ username: 'alice' }); // a write: the WAL and shared-memory files exist now
       for (const f of ['trove.db', 'trove.db-wal', 'trove.db-shm']) {
         expect(existsSync(join(dataDir, f)), f).toBe(true);
@@ -38,7 +38,7 @@ describe('the data directory is for the server alone', () => {
     const root = mkdtempSync(join(tmpdir(), 'trove-perm-'));
     roots.push(root);
     writeFileSync(join(root, 'trove.db'), '', { mode: 0o644 });
-    const ctx = await createCore({ dataDir: root, masterKey: randomBytes(32), formats: [noteFormat], env: {}, log: pino({ level: 'silent' }) });
+    const ctx = await createCore({ dataDir: root, masterKey: randomBytes(32), modules: [noteFormat], env: {}, log: pino({ level: 'silent' }) });
     expect(mode(join(root, 'trove.db'))).toBe(0o600);
     await ctx.close();
   });

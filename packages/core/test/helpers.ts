@@ -11,9 +11,11 @@ export const noteFormat = defineFormat({
   title: 'Notes',
   defaultConfig: { color: 'blue' },
   configSchema: z.object({ color: z.enum(['blue', 'red']) }),
-  routes: () => new Hono<TroveEnv>(),
-  status: () => ({ ok: true }),
-  usage: ({ baseUrl, repo }) => [{ title: 'Read', lang: 'shell', code: `curl ${baseUrl}/note/${repo.name}/x` }],
+  create: () => ({
+    routes: new Hono<TroveEnv>(),
+    status: () => ({ ok: true }),
+    usage: ({ baseUrl, repo }) => [{ title: 'Read', lang: 'shell', code: `curl ${baseUrl}/note/${repo.name}/x` }],
+  }),
 });
 
 /** `adminpw` and `alicepw` stand for full UI sessions: a Basic password alone would only read. */
@@ -21,12 +23,12 @@ export async function coreServer(env: Record<string, string> = {}) {
   let admin!: Credential;
   let alice!: Credential;
   const server = await startTestServer({
-    formats: [noteFormat],
+    modules: [noteFormat],
     env,
     setup: (ctx: CoreContext) => {
       admin = { type: 'user', via: 'session', user: ctx.users.create({ username: 'admin', isAdmin: true }) };
       alice = { type: 'user', via: 'session', user: ctx.users.create({ username: 'alice' }) };
-      ctx.credentials.resolver = staticResolver({ adminpw: () => admin, alicepw: () => alice });
+      return { credentials: { resolver: staticResolver({ adminpw: () => admin, alicepw: () => alice }) } };
     },
   });
   return server;

@@ -141,6 +141,6 @@ describe('health', () => {
     s = await coreServer();
     const r = await fetch(`${s.url}/api/nope`);
     expect(r.status).toBe(404);
-    expect(await r.json()).toEqual({ error: 'not found' });
+    expect(await r.json()).toEqual({ error: 'not found', code: 'not_found' });
   });
 });

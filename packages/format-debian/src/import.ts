@@ -1,7 +1,7 @@
-import type { CoreContext, ImportInput, ImportResult, RepoRow } from '@trove/core';
+import type { ImportInput, ImportResult, RepoRow } from '@trove/core';
 import { configOf } from './config.js';
 import { ingestDeb } from './ingest.js';
-import { debianState } from './state.js';
+import type { DebianState } from './state.js';
 
 /**
  * Imports from another repository manager (the mirror). A `.deb` goes through the upload
@@ -10,20 +10,20 @@ import { debianState } from './state.js';
  * `dists/` files are skipped: Trove rebuilds its indexes and signs them with its own key, and a
  * foreign signature must never be served. Anything else is skipped with its reason.
  */
-export async function importDeb(input: ImportInput, ctx: CoreContext): Promise<ImportResult> {
+export async function importDeb(state: DebianState, input: ImportInput): Promise<ImportResult> {
   const { repo, path, file, uploader } = input;
   if (!path.endsWith('.deb')) {
     await file.dispose();
     return { status: 'skipped', reason: path.startsWith('dists/') ? 'index files are rebuilt and signed by Trove' : 'not a binary package (.deb)' };
   }
   const dist = configOf(repo.config).distribution ?? 'stable';
-  const { status, answer } = await ingestDeb(debianState(ctx), repo, dist, 'main', file, uploader);
+  const { status, answer } = await ingestDeb(state, repo, dist, 'main', file, uploader);
   return { status: status === 201 ? 'created' : 'identical', path: answer.filename };
 }
 
 /** The source deleted a package: it leaves every distribution's index, then the pool. */
-export async function removeImportedDeb({ repo, path }: { repo: RepoRow; path: string }, ctx: CoreContext): Promise<boolean> {
-  const state = debianState(ctx);
+export async function removeImportedDeb(state: DebianState, { repo, path }: { repo: RepoRow; path: string }): Promise<boolean> {
+  const { ctx } = state;
   const removed = state.store.removePackageFile(repo.id, path);
   if (removed) state.rebuilder.notify();
   return ctx.assets.delete(repo, path) || removed;

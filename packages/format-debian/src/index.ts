@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { defineFormat, invalidSettings, type CoreContext, type MigrationSet } from '@trove/core';
+import { defineFormat, invalidSettings, type FormatInstance, type MigrationSet } from '@trove/core';
 import { debianApiRoutes } from './api.js';
 import { importDeb, removeImportedDeb } from './import.js';
 import { debianConfigSchema, defaultDebianConfig, type DebianConfig } from './config.js';
-import { debianRoutes } from './routes.js';
+import { debianRoutes, publicKeyRoute } from './routes.js';
 import { debianSettings } from './settings.js';
 import { keyFromFiles, KeyFileError } from './signing.js';
-import { debianState } from './state.js';
+import { createDebianState, type DebianState, type DebianStateOptions } from './state.js';
 import { debianUsage } from './usage.js';
 
 export const debianMigrations: MigrationSet = {
@@ -14,8 +14,13 @@ export const debianMigrations: MigrationSet = {
   folder: fileURLToPath(new URL('../drizzle', import.meta.url)),
 };
 
-async function start(ctx: CoreContext): Promise<void> {
-  const state = debianState(ctx);
+/** A running Debian format; `state` is there for tests and benchmarks that look inside. */
+export interface DebianInstance extends FormatInstance {
+  state: DebianState;
+}
+
+async function start(state: DebianState): Promise<void> {
+  const { ctx } = state;
   // Refuses start when gpg.key_file is set but missing or unusable (KeyFileError); a missing
   // stored key is generated in the background, so the server listens without waiting for it.
   await state.keys.start();
@@ -35,35 +40,43 @@ async function start(ctx: CoreContext): Promise<void> {
   if (state.store.dirtyDists().length) state.rebuilder.notify();
 }
 
-export const debianFormat = defineFormat<DebianConfig>({
-  name: 'debian',
-  title: 'Debian (apt)',
-  defaultConfig: defaultDebianConfig,
-  configSchema: debianConfigSchema,
-  settings: debianSettings,
-  migrations: debianMigrations,
-  routes: debianRoutes,
-  apiRoutes: debianApiRoutes,
-  start,
-  async stop(ctx) {
-    const state = debianState(ctx);
-    await state.rebuilder.stop();
-    await state.keys.stop();
-  },
-  status(repo, ctx) {
-    return { pending: debianState(ctx).store.pending(repo.id) };
-  },
-  usage: debianUsage,
-  importAsset: importDeb,
-  removeImported: removeImportedDeb,
-  onRepoChange(repo, ctx) {
-    // New architectures, origin or label: every distribution of the repository is rebuilt.
-    const state = debianState(ctx);
-    if (state.store.markResign(repo.id)) state.rebuilder.notify();
-  },
-});
+/** The Debian format; `opts` lets a test or an embedder choose how a missing signing key is generated. */
+export function createDebianFormat(opts: DebianStateOptions = {}) {
+  return defineFormat<DebianConfig, DebianInstance>({
+    name: 'debian',
+    title: 'Debian (apt)',
+    defaultConfig: defaultDebianConfig,
+    configSchema: debianConfigSchema,
+    settings: debianSettings,
+    migrations: debianMigrations,
+    create(ctx) {
+      const state = createDebianState(ctx, opts);
+      return {
+        state,
+        routes: debianRoutes(state),
+        publicRoutes: { '/keys/debian.asc': publicKeyRoute(state) },
+        apiRoutes: debianApiRoutes(state),
+        start: () => start(state),
+        async stop() {
+          await state.rebuilder.stop();
+          await state.keys.stop();
+        },
+        status: (repo) => ({ pending: state.store.pending(repo.id) }),
+        usage: debianUsage,
+        importAsset: (input) => importDeb(state, input),
+        removeImported: (input) => removeImportedDeb(state, input),
+        onRepoChange(repo) {
+          // New architectures, origin or label: every distribution of the repository is rebuilt.
+          if (state.store.markResign(repo.id)) state.rebuilder.notify();
+        },
+      };
+    },
+  });
+}
 
-export { debianState, rebuildAll, type DebianState, type DebianStateOptions } from './state.js';
+export const debianFormat = createDebianFormat();
+
+export { createDebianState, rebuildAll, type DebianState, type DebianStateOptions } from './state.js';
 export type { SigningKeysOptions } from './signing.js';
 export { ingestDeb, checkControl, type UploadAnswer } from './ingest.js';
 export { readControlFile, CONTROL_LIMITS } from './deb/control.js';

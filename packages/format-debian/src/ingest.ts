@@ -77,7 +77,7 @@ export async function ingestDeb(
     const meta = checkControl(text);
     const who = `${meta.package} ${meta.version} (${meta.architecture})`;
     const existing = store.packageByIdentity(repo.id, meta.package, meta.version, meta.architecture);
-    if (existing && existing.sha256 !== file.hashes.sha256) throw conflict(`${who} already exists in ${repo.name} with different content`);
+    if (existing && existing.sha256 !== file.hashes.sha256) throw conflict(`${who} already exists in ${repo.name} with different content`, 'release_immutable');
     const filename = existing?.filename ?? poolPath(component, meta.source, meta.package, meta.version, meta.architecture);
     if (!existing) {
       committed = true; // commit() disposes the spool file
@@ -89,6 +89,7 @@ export async function ingestDeb(
         uploader,
         onExisting: 'conflict',
         conflictMessage: `${filename} already exists in ${repo.name} with different content`,
+        conflictCode: 'release_immutable',
       });
     }
     const r = store.addPackage(repo.id, dist, component, {
@@ -101,7 +102,7 @@ export async function ingestDeb(
       sha256: file.hashes.sha256,
       control: meta.control,
     });
-    if (r.stored.sha256 !== file.hashes.sha256) throw conflict(`${who} already exists in ${repo.name} with different content`);
+    if (r.stored.sha256 !== file.hashes.sha256) throw conflict(`${who} already exists in ${repo.name} with different content`, 'release_immutable');
     if (r.createdEntry) state.rebuilder.notify();
     return {
       status: r.createdPackage || r.createdEntry ? 201 : 200,

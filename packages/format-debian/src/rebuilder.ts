@@ -1,4 +1,4 @@
-import type { CoreContext } from '@trove/core';
+import type { FormatContext } from '@trove/core';
 
 /**
  * Debounces index rebuilds: a rebuild starts `deb.debounce` after the last upload, but
@@ -13,7 +13,7 @@ export class Rebuilder {
   private stopped = false;
 
   constructor(
-    private readonly ctx: CoreContext,
+    private readonly ctx: FormatContext,
     private readonly work: () => Promise<void>,
   ) {}
 

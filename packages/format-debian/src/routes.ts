@@ -1,8 +1,8 @@
-import { Hono, type Context } from 'hono';
-import { notFound, redirectOption, parseRepoPath, receiveUpload, serveAsset, serveBytes, type FormatContext, type RepoRow, type TroveEnv } from '@trove/core';
+import { Hono, type Context, type Handler } from 'hono';
+import { notFound, redirectOption, serveAsset, serveBytes, type RepoRow, type TroveEnv } from '@trove/core';
 import { ingestDeb } from './ingest.js';
 import { checkComponent, checkDist } from './names.js';
-import { debianState } from './state.js';
+import type { DebianState } from './state.js';
 
 const INDEX_TYPES: [RegExp, string][] = [
   [/\.gz$/, 'application/gzip'],
@@ -11,29 +11,27 @@ const INDEX_TYPES: [RegExp, string][] = [
   [/./, 'text/plain; charset=utf-8'],
 ];
 
-export function debianRoutes(ctx: FormatContext) {
+/** Routes under `/debian`, relative to it. */
+export function debianRoutes(state: DebianState) {
+  const { ctx } = state;
   const app = new Hono<TroveEnv>();
-  const state = () => debianState(ctx);
 
   const upload = async (c: Context<TroveEnv>) => {
-    const { repo: name, path } = parseRepoPath(c, 'debian');
-    const [upload, dist, component, ...rest] = path.split('/');
-    if (upload !== 'upload' || !dist || !component || rest.length) throw notFound('not found');
-    const repo = ctx.access.requireWrite(c.get('credential'), name, 'debian');
+    const { repo, path, uploader } = ctx.open(c, 'write');
+    const [, dist, component, ...rest] = path.split('/');
+    if (!dist || !component || rest.length) throw notFound('not found');
     checkDist(dist);
     checkComponent(component);
-    const file = await receiveUpload(c, ctx.spool, { maxBytes: ctx.settings.int('max_upload_bytes'), algorithms: ['md5'] });
-    const cred = c.get('credential');
-    const { status, answer } = await ingestDeb(state(), repo, dist, component, file, cred.type === 'publish' ? cred.grant.actor : '');
+    const file = await ctx.receive(c, { algorithms: ['md5'] });
+    const { status, answer } = await ingestDeb(state, repo, dist, component, file, uploader);
     return c.json(answer, status);
   };
-  app.put('/debian/:repo/upload/*', upload);
-  app.post('/debian/:repo/upload/*', upload);
+  app.put('/:repo/upload/*', upload);
+  app.post('/:repo/upload/*', upload);
 
   // Hono answers HEAD through GET routes; both responders send no body for HEAD.
-  app.get('/debian/:repo/*', async (c) => {
-    const { repo: name, path } = parseRepoPath(c, 'debian');
-    const repo = ctx.access.requireRead(c.get('credential'), name, 'debian');
+  app.get('/:repo/*', async (c) => {
+    const { repo, path } = ctx.open(c, 'read');
     if (path.startsWith('dists/')) return serveIndex(c, repo, path.slice('dists/'.length));
     if (path.startsWith('pool/')) {
       const asset = ctx.assets.get(repo, path);
@@ -55,7 +53,7 @@ export function debianRoutes(ctx: FormatContext) {
     const slash = rest.indexOf('/');
     if (slash <= 0) throw notFound(`dists/${rest} not found`);
     const dist = rest.slice(0, slash);
-    const file = state().store.read(repo.id, dist, rest.slice(slash + 1));
+    const file = state.store.read(repo.id, dist, rest.slice(slash + 1));
     if (!file) throw notFound(`dists/${rest} not found`);
     const byHash = rest.includes('/by-hash/');
     return serveBytes(
@@ -72,11 +70,14 @@ export function debianRoutes(ctx: FormatContext) {
     );
   }
 
-  app.get('/keys/debian.asc', async (c) => {
-    // On a first start this waits for the key being generated in the background.
-    const key = await state().keys.get();
-    return c.body(key.publicArmored, 200, { 'Content-Type': 'application/pgp-keys', 'Cache-Control': 'no-cache' });
-  });
-
   return app;
+}
+
+/** `GET /keys/debian.asc`, public: apt users fetch it before they have any credential. */
+export function publicKeyRoute(state: DebianState): Handler<TroveEnv> {
+  return async (c) => {
+    // On a first start this waits for the key being generated in the background.
+    const key = await state.keys.get();
+    return c.body(key.publicArmored, 200, { 'Content-Type': 'application/pgp-keys', 'Cache-Control': 'no-cache' });
+  };
 }

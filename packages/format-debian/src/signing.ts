@@ -1,6 +1,6 @@
 import { readFile, access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { CoreContext } from '@trove/core';
+import type { FormatContext } from '@trove/core';
 import { badRequest, TroveError } from '@trove/core';
 
 type OpenPgp = typeof import('openpgp');
@@ -118,7 +118,7 @@ export class SigningKeys {
   private readonly retryFirstMs: number;
 
   constructor(
-    private readonly ctx: CoreContext,
+    private readonly ctx: FormatContext,
     private readonly onChange: () => void,
     opts: SigningKeysOptions = {},
   ) {

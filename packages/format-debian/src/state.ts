@@ -1,12 +1,12 @@
-import type { CoreContext } from '@trove/core';
+import type { FormatContext } from '@trove/core';
 import { buildDist, type BuildResult } from './build.js';
 import { Rebuilder } from './rebuilder.js';
 import { SigningKeys, type SigningKeysOptions } from './signing.js';
 import { DebianStore } from './store.js';
 
-/** Everything the format keeps per core instance (a process may run several, e.g. tests). */
+/** What one Debian format instance owns: its store, its signing keys and its rebuild timer. */
 export interface DebianState {
-  ctx: CoreContext;
+  ctx: FormatContext;
   store: DebianStore;
   keys: SigningKeys;
   rebuilder: Rebuilder;
@@ -14,17 +14,13 @@ export interface DebianState {
   lastBuilds: { repo: string; dist: string; result: BuildResult; ms: number }[];
 }
 
-const states = new WeakMap<CoreContext, DebianState>();
-
 export interface DebianStateOptions {
   /** How the signing key is generated when none is stored (tests, or an embedder with its own source). */
   keys?: SigningKeysOptions;
 }
 
-/** The state of one core instance; options apply when the first call creates it (before `start`). */
-export function debianState(ctx: CoreContext, opts: DebianStateOptions = {}): DebianState {
-  let st = states.get(ctx);
-  if (st) return st;
+/** Built once per instance by the format's `create`; nothing is kept at module level. */
+export function createDebianState(ctx: FormatContext, opts: DebianStateOptions = {}): DebianState {
   const store = new DebianStore(ctx.db);
   const state: DebianState = {
     ctx,
@@ -37,7 +33,6 @@ export function debianState(ctx: CoreContext, opts: DebianStateOptions = {}): De
     }, opts.keys),
     rebuilder: new Rebuilder(ctx, () => rebuildAll(state)),
   };
-  states.set(ctx, state);
   return state;
 }
 

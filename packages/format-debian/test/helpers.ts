@@ -75,7 +75,7 @@ export async function debServer(opts: DebServerOptions = {}): Promise<TestServer
   const env: Record<string, string> = { TR_DEB_DEBOUNCE: '50ms', ...(opts.env ?? {}) };
   if (opts.fixtureKey !== false && !('TR_GPG_KEY_FILE' in env)) env.TR_GPG_KEY_FILE = await fixtureKeyFile();
   return startTestServer({
-    formats: [debianFormat],
+    modules: [debianFormat],
     env,
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     setup: async (ctx: CoreContext) => {
@@ -89,7 +89,7 @@ export async function debServer(opts: DebServerOptions = {}): Promise<TestServer
         ctx.permissions.set(priv, 'alice', 'read');
       }
       const publish = (repo: string): Credential => ({ type: 'publish', grant: { sessionId: 's-' + repo, repo, proof: 'oidc', user: null, actor: 'ci:acme/debs' } });
-      ctx.credentials.resolver = staticResolver({
+      const resolver = staticResolver({
         'pub-apt': publish('apt'),
         'pub-private': publish('private'),
         'pub-other': publish('other'),
@@ -97,6 +97,7 @@ export async function debServer(opts: DebServerOptions = {}): Promise<TestServer
         bob: { type: 'user', via: 'password', user: bob },
         admin: { type: 'user', via: 'session', user: admin },
       });
+      return { credentials: { resolver } };
     },
   });
 }

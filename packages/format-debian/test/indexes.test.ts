@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestServer } from '@trove/core/testing/server';
 import { startTestServer } from '@trove/core/testing/server';
-import { debianFormat } from '../src/index.js';
+import { debianFormat, type DebianInstance } from '../src/index.js';
 import { basic, debServer, get, makeDeb, settled, upload, work } from './helpers.js';
 
 let s: TestServer;
@@ -69,8 +69,7 @@ describe('debian indexes', () => {
     const armEtag = (await get(s, 'debian/apt/dists/stable/main/binary-arm64/Packages')).headers.get('etag');
     await upload(s, 'apt', 'stable', 'main', makeDeb({ name: 'second', version: '1.0', arch: 'amd64' }));
     await settled(s, 'apt');
-    const { debianState } = await import('../src/state.js');
-    expect(debianState(s.ctx).lastBuilds.at(-1)!.result.rebuiltUnits).toEqual(['main/amd64']);
+    expect(s.instance<DebianInstance>('debian').state.lastBuilds.at(-1)!.result.rebuiltUnits).toEqual(['main/amd64']);
     expect((await get(s, 'debian/apt/dists/stable/main/binary-arm64/Packages')).headers.get('etag')).toBe(armEtag);
     expect(await text('debian/apt/dists/stable/main/binary-amd64/Packages')).toMatch(/Package: second/);
     const old = await get(s, `debian/apt/dists/stable/main/binary-amd64/by-hash/SHA256/${sha256(oldAmd)}`);
@@ -98,6 +97,6 @@ describe('debian indexes', () => {
     const r = await fetch(`${s.url}/api/settings/signing-key`, { method: 'POST', headers: { Authorization: basic('admin'), 'Content-Type': 'application/json' }, body: '{}' });
     expect(r.status).toBe(409);
     await s.close();
-    await expect(startTestServer({ formats: [debianFormat], env: { TR_GPG_KEY_FILE: join(work, 'missing.asc') } })).rejects.toThrow(/does not exist/);
+    await expect(startTestServer({ modules: [debianFormat], env: { TR_GPG_KEY_FILE: join(work, 'missing.asc') } })).rejects.toThrow(/does not exist/);
   });
 });

@@ -42,8 +42,8 @@ describe('debian signing from an encrypted key file', () => {
     const { keyFile } = await encryptedKeyFiles('the right one');
     const wrong = join(work, 'wrong-passphrase.txt');
     writeFileSync(wrong, 'not the right one\n');
-    await expect(startTestServer({ formats: [debianFormat], env: { TR_GPG_KEY_FILE: keyFile, TR_GPG_PASSPHRASE_FILE: wrong } })).rejects.toThrow(/passphrase/);
-    await expect(startTestServer({ formats: [debianFormat], env: { TR_GPG_KEY_FILE: keyFile } })).rejects.toThrow(/passphrase/);
+    await expect(startTestServer({ modules: [debianFormat], env: { TR_GPG_KEY_FILE: keyFile, TR_GPG_PASSPHRASE_FILE: wrong } })).rejects.toThrow(/passphrase/);
+    await expect(startTestServer({ modules: [debianFormat], env: { TR_GPG_KEY_FILE: keyFile } })).rejects.toThrow(/passphrase/);
   });
 });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gunzipSync, inflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestServer } from '@trove/core/testing/server';
-import { debianState } from '../src/state.js';
+import type { DebianInstance } from '../src/index.js';
 import { aptDownload } from './apt-run.js';
 import { debServer, get, makeDeb, settled, upload, work } from './helpers.js';
 
@@ -68,11 +68,11 @@ async function checkRelease(server: TestServer) {
   return release;
 }
 
-const lastBuild = (server: TestServer) => debianState(server.ctx).lastBuilds.at(-1)!.result;
+const lastBuild = (server: TestServer) => server.instance<DebianInstance>('debian').state.lastBuilds.at(-1)!.result;
 /** Indexes are built when the test says so (flush), so it knows which uploads one build takes in. */
 const quietServer = () => debServer({ env: { TR_DEB_DEBOUNCE: '10m', TR_DEB_MAX_DELAY: '1h' } });
 const build = async (server: TestServer) => {
-  await debianState(server.ctx).rebuilder.flush();
+  await server.instance<DebianInstance>('debian').state.rebuilder.flush();
   await settled(server, 'apt');
 };
 

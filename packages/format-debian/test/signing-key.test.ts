@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreContext } from '@trove/core';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { basic, staticResolver } from '@trove/core/testing/resolver';
-import { debianFormat, debianState, type SigningKeysOptions } from '../src/index.js';
+import { createDebianFormat, debianFormat, type SigningKeysOptions } from '../src/index.js';
 import { work } from './helpers.js';
 
 const servers: TestServer[] = [];
@@ -17,13 +17,13 @@ afterEach(async () => {
 /** A server whose Debian key, when none is stored, comes from `generate` (undefined: the real RSA 4096 one). */
 async function server(opts: { keys?: SigningKeysOptions; dataDir?: string; masterKey?: Buffer; env?: Record<string, string> } = {}) {
   const s = await startTestServer({
-    formats: [debianFormat],
+    modules: [createDebianFormat({ keys: opts.keys })],
     env: opts.env ?? {},
     ...(opts.dataDir ? { dataDir: opts.dataDir, masterKey: opts.masterKey } : {}),
     setup: (ctx: CoreContext) => {
-      debianState(ctx, { keys: opts.keys });
       const admin = ctx.users.byName('root') ?? ctx.users.create({ username: 'root', isAdmin: true });
-      ctx.credentials.resolver = staticResolver({ admin: { type: 'user', via: 'session', user: admin } });
+      const resolver = staticResolver({ admin: { type: 'user', via: 'session', user: admin } });
+      return { credentials: { resolver } };
     },
   });
   servers.push(s);
@@ -140,6 +140,6 @@ describe('signing key generation', () => {
   it('refuses to start when gpg.key_file holds no private key', async () => {
     const file = join(work, 'not-a-key.asc');
     writeFileSync(file, 'this is not a key\n');
-    await expect(startTestServer({ formats: [debianFormat], env: { TR_GPG_KEY_FILE: file } })).rejects.toThrow(/not an armored OpenPGP private key/);
+    await expect(startTestServer({ modules: [debianFormat], env: { TR_GPG_KEY_FILE: file } })).rejects.toThrow(/not an armored OpenPGP private key/);
   });
 });

@@ -7,13 +7,14 @@ import { mavenUsage } from './usage.js';
 import { writeHandler } from './write.js';
 
 function routes(ctx: FormatContext) {
+  // One state per instance: the metadata locks and digest memory are shared by every route of this mount.
   const st = createState(ctx);
   const app = new Hono<TroveEnv>();
   const read = readHandler(st);
   // Hono answers HEAD through GET routes; serveAsset and the index send no body for HEAD.
-  app.get('/maven/:repo', read);
-  app.get('/maven/:repo/*', read);
-  app.put('/maven/:repo/*', writeHandler(st));
+  app.get('/:repo', read);
+  app.get('/:repo/*', read);
+  app.put('/:repo/*', writeHandler(st));
   return app;
 }
 
@@ -23,8 +24,7 @@ export const mavenFormat = defineFormat<MavenConfig>({
   title: 'Maven and Gradle',
   defaultConfig: defaultMavenConfig,
   configSchema: mavenConfigSchema,
-  routes,
-  usage: mavenUsage,
+  create: (ctx) => ({ routes: routes(ctx), usage: mavenUsage }),
 });
 
 export default mavenFormat;

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { notFound, parseRepoPath, redirectOption, serveAsset, serveBytes, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
+import { notFound, redirectOption, serveAsset, serveBytes, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
 import { readSmall } from './digests.js';
 import { checkSegments, checksumSuffix, METADATA, parseMavenPath, splitSuffix, type ArtifactFile, type ChecksumAlgorithm, type MavenPath } from './layout.js';
 import { isDirectory, listChildren, renderIndex, withChecksums } from './listing.js';
@@ -62,8 +62,7 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
   }
 
   return async (c: Context<TroveEnv>) => {
-    const { repo: name, path, trailingSlash } = parseRepoPath(c, 'maven');
-    const repo = ctx.access.requireRead(c.get('credential'), name, 'maven');
+    const { repo, path, trailingSlash } = ctx.open(c, 'read');
     if (!path) {
       if (!trailingSlash) return c.redirect(`/maven/${encodeURIComponent(repo.name)}/`, 301);
       return index(c, repo, '');

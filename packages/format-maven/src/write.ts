@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'hono';
 import type { SpooledFile } from '@trove/blobstore';
-import { badRequest, conflict, parseRepoPath, readBody, receiveUpload, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
+import { badRequest, conflict, readBody, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
 import { configOf } from './config.js';
 import { contentTypeOf } from './content-type.js';
 import { hashStream, readSmall } from './digests.js';
@@ -79,7 +79,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
   }
 
   async function putFile(c: Context<TroveEnv>, repo: RepoRow, p: MavenPath, uploader: string) {
-    const file = await receiveUpload(c, ctx.spool, { maxBytes: ctx.settings.int('max_upload_bytes'), algorithms: ['sha1', 'md5'] });
+    const file = await ctx.receive(c, { algorithms: ['sha1', 'md5'] });
     const mutable = isMutable(p);
     return st.locks.run(pathKey(repo.id, p.path), async () => {
       let pending: string[] = [];
@@ -88,7 +88,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
           const held = heldChecksums(repo, p.path);
           pending = held.map((h) => h.asset.path);
           const bad = await disagreeingChecksums(held, file);
-          if (bad.length && !mutable) throw conflict(`${p.path} does not match the checksum uploaded before it (${bad.join(', ')})`);
+          if (bad.length && !mutable) throw conflict(`${p.path} does not match the checksum uploaded before it (${bad.join(', ')})`, 'checksum_mismatch');
         }
       } catch (err) {
         await file.dispose();
@@ -102,6 +102,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
         uploader,
         onExisting: mutable ? 'replace' : 'conflict',
         conflictMessage: `${p.path} is a release file and cannot change; deploy a new version instead`,
+        conflictCode: 'release_immutable',
       });
       // From now on the file's checksums are derived from it: held copies are no longer needed.
       if (r.status === 'replaced') dropChecksums(repo, p.path);
@@ -125,7 +126,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
         const actual = await st.digests.of(target, p.algorithm);
         // The server may have stored a merged metadata document; the client's checksum describes what it sent.
         const ofSubmission = p.target.kind === 'metadata' && st.submissions.has(pathKey(repo.id, p.target.path), `${p.algorithm}:${hex}`);
-        if (actual !== hex && !ofSubmission) throw conflict(`${p.algorithm} ${hex} does not match the stored ${p.target.path} (${actual}); checksum refused`);
+        if (actual !== hex && !ofSubmission) throw conflict(`${p.algorithm} ${hex} does not match the stored ${p.target.path} (${actual}); checksum refused`, 'checksum_mismatch');
         return c.json({ path: p.path, size: actual.length, sha256: createHash('sha256').update(actual).digest('hex') }, 200);
       }
       // Held in canonical form (bare lower-case hex), so a retry in another notation is an identical retry.
@@ -136,8 +137,7 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
 
   async function putMetadata(c: Context<TroveEnv>, repo: RepoRow, p: MetadataFile, uploader: string) {
     // Bounded while receiving: an oversized document ends with 413 at its limit, not after spooling up to max_upload_bytes.
-    const maxBytes = Math.min(ctx.settings.int('max_upload_bytes'), MAX_METADATA_BYTES);
-    const file = await receiveUpload(c, ctx.spool, { maxBytes, algorithms: ['sha1', 'md5', 'sha512'] });
+    const file = await ctx.receive(c, { maxBytes: MAX_METADATA_BYTES, algorithms: ['sha1', 'md5', 'sha512'] });
     let doc: MetadataDoc;
     try {
       doc = parseMetadata(await readFile(file.path, 'utf8'));
@@ -178,13 +178,10 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
   }
 
   return async (c: Context<TroveEnv>) => {
-    const { repo: name, path, trailingSlash } = parseRepoPath(c, 'maven');
-    const cred = c.get('credential');
-    const repo = ctx.access.requireWrite(cred, name, 'maven');
+    const { repo, path, trailingSlash, uploader } = ctx.open(c, 'write');
     if (!path || trailingSlash) throw badRequest('a file path is required after the repository name');
     const p = parseMavenPath(path);
     checkVersionPolicy(repo, p);
-    const uploader = cred.type === 'publish' ? cred.grant.actor : '';
     if (p.kind === 'checksum') return putChecksum(c, repo, p, uploader);
     if (p.kind === 'metadata' && p.xml) return putMetadata(c, repo, p, uploader);
     return putFile(c, repo, p, uploader);

@@ -13,7 +13,7 @@ export { basic };
  */
 export async function mavenServer(env: Record<string, string> = {}): Promise<TestServer> {
   return startTestServer({
-    formats: [mavenFormat],
+    modules: [mavenFormat],
     env,
     setup: async (ctx: CoreContext) => {
       const alice = ctx.users.create({ username: 'alice' });
@@ -24,7 +24,7 @@ export async function mavenServer(env: Record<string, string> = {}): Promise<Tes
       await ctx.repos.create({ name: 'snap-only', format: 'maven', anonymous_read: true, config: { version_policy: 'snapshot' } });
       ctx.permissions.set(priv, 'alice', 'read');
       const publish = (repo: string): Credential => ({ type: 'publish', grant: { sessionId: 's-' + repo, repo, proof: 'oidc', user: null, actor: 'ci:acme/widgets' } });
-      ctx.credentials.resolver = staticResolver({
+      const resolver = staticResolver({
         'pub-releases': publish('releases'),
         'pub-private': publish('private'),
         'pub-rel-only': publish('rel-only'),
@@ -32,6 +32,7 @@ export async function mavenServer(env: Record<string, string> = {}): Promise<Tes
         alice: { type: 'user', via: 'password', user: alice },
         bob: { type: 'user', via: 'password', user: bob },
       });
+      return { credentials: { resolver } };
     },
   });
 }

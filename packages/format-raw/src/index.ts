@@ -1,17 +1,17 @@
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { z } from 'zod';
 import mime from 'mime-types';
 import {
   badRequest,
   defineFormat,
   notFound,
-  parseRepoPath,
-  receiveUpload,
   redirectOption,
   serveAsset,
   type AssetRow,
   type FormatContext,
   type TroveEnv,
+  type UsageInput,
+  type UsageSnippet,
 } from '@trove/core';
 
 /** Types a client sends when it has no idea (curl -T sends none; browsers' forms send these). */
@@ -30,9 +30,9 @@ function uploadAnswer(asset: AssetRow) {
 function routes(ctx: FormatContext) {
   const app = new Hono<TroveEnv>();
 
-  const read = async (c: Context<TroveEnv>) => {
-    const { repo: name, path } = parseRepoPath(c, 'raw');
-    const repo = ctx.access.requireRead(c.get('credential'), name, 'raw');
+  // Hono answers HEAD through GET routes; serveAsset sends no body for HEAD.
+  app.get('/:repo/*', async (c) => {
+    const { repo, path } = ctx.open(c, 'read');
     if (!path) throw notFound('not found');
     const asset = ctx.assets.get(repo, path);
     if (!asset) throw notFound(`${path} not found`);
@@ -41,23 +41,20 @@ function routes(ctx: FormatContext) {
       filename: path.split('/').pop(),
       answerFromMemory: true, // a raw file's answer is its asset row's bytes, for whoever may read the repository
     });
-  };
-  app.get('/raw/:repo/*', read); // Hono answers HEAD through GET routes; serveAsset sends no body for HEAD
+  });
 
-  app.put('/raw/:repo/*', async (c) => {
-    const { repo: name, path } = parseRepoPath(c, 'raw');
-    const repo = ctx.access.requireWrite(c.get('credential'), name, 'raw');
+  app.put('/:repo/*', async (c) => {
+    const { repo, path, uploader } = ctx.open(c, 'write');
     if (!path) throw badRequest('a file path is required after the repository name');
     // sha256 (identity, ETag) and sha1 only: plain-file clients fetch no side files, and md5 in the
     // same pass cost a third of upload throughput (bench W4).
-    const file = await receiveUpload(c, ctx.spool, { maxBytes: ctx.settings.int('max_upload_bytes'), algorithms: ['sha1'] });
-    const cred = c.get('credential');
+    const file = await ctx.receive(c, { algorithms: ['sha1'] });
     const { status, asset } = await ctx.assets.commit({
       repo,
       path,
       file,
       contentType: contentTypeFor(path, c.req.header('content-type')),
-      uploader: cred.type === 'publish' ? cred.grant.actor : '',
+      uploader,
       onExisting: repo.overwrite === 'allow' ? 'replace' : 'conflict',
       conflictMessage: `${path} already exists with different content and repository ${repo.name} does not allow overwrites`,
     });
@@ -67,26 +64,27 @@ function routes(ctx: FormatContext) {
   return app;
 }
 
+function usage({ baseUrl, repo }: UsageInput): UsageSnippet[] {
+  const url = `${baseUrl}/raw/${repo.name}`;
+  const auth = repo.anonymousRead ? '' : ' -u "reader:$TROVE_TOKEN"';
+  return [
+    {
+      title: 'Upload a file with the trove CLI (it opens and closes the publish session)',
+      lang: 'shell',
+      code: `npm install -g ${baseUrl}/downloads/trove-cli.tgz   # once\ntrove login ${baseUrl}                                # once per machine (CI: --oidc)\ntrove upload ${repo.name} ./file.tar.gz path/to/file.tar.gz   # -> ${url}/path/to/file.tar.gz`,
+    },
+    { title: 'Upload a file (needs a publish session token)', lang: 'shell', code: `curl -fsS -u "ci:$TROVE_PUBLISH_TOKEN" -T ./file.tar.gz ${url}/path/to/file.tar.gz` },
+    { title: 'Download a file', lang: 'shell', code: `curl -fsSL${auth} -o file.tar.gz ${url}/path/to/file.tar.gz` },
+    { title: 'Check a file without downloading it', lang: 'shell', code: `curl -fsSI${auth} ${url}/path/to/file.tar.gz` },
+  ];
+}
+
 export const rawFormat = defineFormat({
   name: 'raw',
   title: 'Raw files',
   defaultConfig: {},
   configSchema: z.object({}).strict(),
-  routes,
-  usage({ baseUrl, repo }) {
-    const url = `${baseUrl}/raw/${repo.name}`;
-    const auth = repo.anonymousRead ? '' : ' -u "reader:$TROVE_TOKEN"';
-    return [
-      {
-        title: 'Upload a file with the trove CLI (it opens and closes the publish session)',
-        lang: 'shell',
-        code: `npm install -g ${baseUrl}/downloads/trove-cli.tgz   # once\ntrove login ${baseUrl}                                # once per machine (CI: --oidc)\ntrove upload ${repo.name} ./file.tar.gz path/to/file.tar.gz   # -> ${url}/path/to/file.tar.gz`,
-      },
-      { title: 'Upload a file (needs a publish session token)', lang: 'shell', code: `curl -fsS -u "ci:$TROVE_PUBLISH_TOKEN" -T ./file.tar.gz ${url}/path/to/file.tar.gz` },
-      { title: 'Download a file', lang: 'shell', code: `curl -fsSL${auth} -o file.tar.gz ${url}/path/to/file.tar.gz` },
-      { title: 'Check a file without downloading it', lang: 'shell', code: `curl -fsSI${auth} ${url}/path/to/file.tar.gz` },
-    ];
-  },
+  create: (ctx) => ({ routes: routes(ctx), usage }),
 });
 
 export default rawFormat;

@@ -6,12 +6,13 @@ import { rawFormat } from '../src/index.js';
 /** A test server with one anonymously readable raw repository, `files`; the Basic password `pub` may publish to it. */
 export function startFilesServer(): Promise<TestServer> {
   return startTestServer({
-    formats: [rawFormat],
+    modules: [rawFormat],
     setup: async (ctx: CoreContext) => {
       await ctx.repos.create({ name: 'files', format: 'raw', anonymous_read: true });
-      ctx.credentials.resolver = staticResolver({
+      const resolver = staticResolver({
         pub: { type: 'publish', grant: { sessionId: 's-files', repo: 'files', proof: 'oidc', user: null, actor: 'ci' } },
       });
+      return { credentials: { resolver } };
     },
   });
 }

@@ -14,7 +14,7 @@ afterEach(() => s?.close());
 /** Writer: a CI publish session for `files`; reader: alice with read on `private`. */
 async function rawServer(env: Record<string, string> = {}) {
   s = await startTestServer({
-    formats: [rawFormat],
+    modules: [rawFormat],
     env,
     setup: async (ctx: CoreContext) => {
       const alice = ctx.users.create({ username: 'alice' });
@@ -24,13 +24,14 @@ async function rawServer(env: Record<string, string> = {}) {
       const priv = await ctx.repos.create({ name: 'private', format: 'raw' });
       ctx.permissions.set(priv, 'alice', 'read');
       const publish = (repo: string): Credential => ({ type: 'publish', grant: { sessionId: 's-' + repo, repo, proof: 'oidc', user: null, actor: 'ci:acme/widgets' } });
-      ctx.credentials.resolver = staticResolver({
+      const resolver = staticResolver({
         'pub-files': publish('files'),
         'pub-open': publish('open'),
         'pub-private': publish('private'),
         alice: { type: 'user', via: 'password', user: alice },
         bob: { type: 'user', via: 'password', user: bob },
       });
+      return { credentials: { resolver } };
     },
   });
   return s;
@@ -194,7 +195,7 @@ describe('raw format: downloads', () => {
     await rawServer();
     const r = await fetch(`${s.url}/raw/files/missing.txt`);
     expect(r.status).toBe(404);
-    expect(await r.json()).toEqual({ error: 'missing.txt not found' });
+    expect(await r.json()).toEqual({ error: 'missing.txt not found', code: 'not_found' });
   });
 });
 

@@ -12,7 +12,7 @@ import { rawFormat } from '../src/index.js';
  */
 export async function startStorageServer(opts: { dataDir?: string; masterKey?: Buffer; env?: Record<string, string> } = {}): Promise<TestServer> {
   return startTestServer({
-    formats: [rawFormat],
+    modules: [rawFormat],
     dataDir: opts.dataDir,
     masterKey: opts.masterKey,
     env: opts.env,
@@ -20,10 +20,11 @@ export async function startStorageServer(opts: { dataDir?: string; masterKey?: B
       if (!ctx.repos.byName('files')) await ctx.repos.create({ name: 'files', format: 'raw', anonymous_read: true, overwrite: 'allow' });
       const user = ctx.users.byName('admin') ?? ctx.users.create({ username: 'admin', isAdmin: true });
       const admin: Credential = { type: 'user', via: 'session', user };
-      ctx.credentials.resolver = staticResolver({
+      const resolver = staticResolver({
         pub: { type: 'publish', grant: { sessionId: 's-files', repo: 'files', proof: 'oidc', user: null, actor: 'ci' } },
         admin: () => admin,
       });
+      return { credentials: { resolver } };
     },
   });
 }

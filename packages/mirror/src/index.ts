@@ -1,10 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
-import type { CoreContext, MigrationSet, TroveEnv } from '@trove/core';
+import { defineModule, type CoreContext, type MigrationSet, type TroveEnv } from '@trove/core';
 import { mirrorApi } from './api.js';
 import type { NexusClientOptions } from './nexus/client.js';
 import { SourceService } from './sources.js';
 import { SyncRunner } from './sync/runner.js';
+
+import { mirrorSettings } from './settings.js';
 
 export { mirrorSettings } from './settings.js';
 
@@ -74,4 +76,17 @@ export function createMirror(ctx: CoreContext, opts: MirrorOptions = {}): Mirror
       await runner.stop();
     },
   };
+}
+
+/** The mirror as a module: its settings and tables, `createMirror`'s routes, sync resume and timer. */
+export function mirrorModule(opts: MirrorOptions = {}) {
+  return defineModule({
+    name: 'mirror',
+    settings: mirrorSettings,
+    migrations: mirrorMigrations,
+    create(ctx) {
+      const mirror = createMirror(ctx, opts);
+      return { mirror, apiRoutes: mirror.apiRoutes, start: () => mirror.start(), stop: () => mirror.stop() };
+    },
+  });
 }

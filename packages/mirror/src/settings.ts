@@ -1,4 +1,4 @@
-import { defineSettings } from '@trove/core/settings/types';
+import { defineSettings } from '@trove/core';
 
 export const mirrorSettings = defineSettings({
   name: 'mirror',

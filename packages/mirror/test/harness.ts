@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { defineFormat, notFound, parseRepoPath, receiveUpload, serveAsset, type CoreContext, type Credential, type TroveEnv } from '@trove/core';
+import { defineFormat, notFound, serveAsset, type CoreContext, type Credential, type TroveEnv } from '@trove/core';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { basic, staticResolver } from '@trove/core/testing/resolver';
-import { createMirror, mirrorMigrations, mirrorSettings, type Mirror, type MirrorOptions } from '../src/index.js';
+import { mirrorModule, type Mirror, type MirrorOptions } from '../src/index.js';
 import { NexusDouble } from '../src/testing/nexus-double.js';
 
 export { basic };
@@ -18,23 +18,21 @@ export const testRawFormat = defineFormat({
   title: 'Raw (test)',
   defaultConfig: {},
   configSchema: z.object({}).strict(),
-  routes(ctx) {
+  create(ctx) {
     const app = new Hono<TroveEnv>();
-    app.get('/raw/:repo/*', async (c) => {
-      const { repo: name, path } = parseRepoPath(c, 'raw');
-      const repo = ctx.access.requireRead(c.get('credential'), name, 'raw');
+    app.get('/:repo/*', async (c) => {
+      const { repo, path } = ctx.open(c, 'read');
       const asset = ctx.assets.get(repo, path);
       if (!asset) throw notFound(`${path} not found`);
       return serveAsset(c, ctx.blobs, asset, {});
     });
-    app.put('/raw/:repo/*', async (c) => {
-      const { repo: name, path } = parseRepoPath(c, 'raw');
-      const repo = ctx.access.requireWrite(c.get('credential'), name, 'raw');
-      const file = await receiveUpload(c, ctx.spool, { maxBytes: 1 << 20 });
+    app.put('/:repo/*', async (c) => {
+      const { repo, path } = ctx.open(c, 'write');
+      const file = await ctx.receive(c, { maxBytes: 1 << 20 });
       const { status } = await ctx.assets.commit({ repo, path, file, contentType: 'application/octet-stream', uploader: 'ci', onExisting: 'replace' });
       return c.json({ path }, status === 'created' ? 201 : 200);
     });
-    return app;
+    return { routes: app };
   },
 });
 
@@ -56,28 +54,23 @@ export async function startRig(opts: { mirror?: MirrorOptions; nexus?: NexusDoub
   const { join } = await import('node:path');
   const dataDir = mkdtempSync(join(tmpdir(), 'trove-mirror-'));
   const boot = async () => {
-    let mirror!: Mirror;
     const trove = await startTestServer({
-      formats: [testRawFormat],
+      modules: [mirrorModule({ client: { backoffMs: 5, timeoutMs: 2_000 }, ...opts.mirror }), testRawFormat],
       dataDir,
       masterKey,
-      settingsGroups: [mirrorSettings],
-      migrations: [mirrorMigrations],
       setup: (ctx: CoreContext) => {
         const admin = ctx.users.byName('admin') ?? ctx.users.create({ username: 'admin', isAdmin: true });
         const alice = ctx.users.byName('alice') ?? ctx.users.create({ username: 'alice' });
         const publish = (repo: string): Credential => ({ type: 'publish', grant: { sessionId: 's-' + repo, repo, proof: 'oidc', user: null, actor: 'ci' } });
-        ctx.credentials.resolver = staticResolver({
+        const resolver = staticResolver({
           admin: { type: 'user', via: 'session', user: admin },
           alice: { type: 'user', via: 'password', user: alice },
           'pub-files': publish('files'),
         });
-        mirror = createMirror(ctx, { client: { backoffMs: 5, timeoutMs: 2_000 }, ...opts.mirror });
-        return { api: mirror.apiRoutes };
+        return { credentials: { resolver } };
       },
     });
-    mirror.start();
-    return { trove, mirror };
+    return { trove, mirror: trove.instance<{ mirror: Mirror }>('mirror').mirror };
   };
   let current = await boot();
   const rig: Rig = {
@@ -98,12 +91,10 @@ export async function startRig(opts: { mirror?: MirrorOptions; nexus?: NexusDoub
       return { status: res.status, body: text ? JSON.parse(text) : null };
     },
     async restart() {
-      await current.mirror.stop();
       await current.trove.close();
       current = await boot();
     },
     async close() {
-      await current.mirror.stop();
       await current.trove.close();
       await nexus.close();
       (await import('node:fs')).rmSync(dataDir, { recursive: true, force: true });

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createCore } from '@trove/core';
-import { mirrorSettings } from '../src/index.js';
+import { mirrorModule } from '../src/index.js';
 
 const core = (env: Record<string, string>) =>
-  createCore({ dataDir: mkdtempSync(join(tmpdir(), 'trove-mirror-')), masterKey: randomBytes(32), formats: [], settingsGroups: [mirrorSettings], env, log: pino({ level: 'silent' }) });
+  createCore({ dataDir: mkdtempSync(join(tmpdir(), 'trove-mirror-')), masterKey: randomBytes(32), modules: [mirrorModule()], env, log: pino({ level: 'silent' }) });
 
 describe('mirror settings', () => {
   it('defaults the sync interval to 15m and reads TR_MIRROR_SYNC_INTERVAL', async () => {

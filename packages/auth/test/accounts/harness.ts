@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { rawFormat } from '@trove/format-raw';
 import { jsonCall, type Answer } from '../json-call.js';
-import { authMigrations, authSettingsGroups, createAuth, type AuthModule } from '../../src/index.js';
+import { authModule, type AuthModule } from '../../src/index.js';
 import { SESSION_COOKIE } from '../../src/sessions/cookies.js';
 import { UiSessionStore } from '../../src/sessions/ui-sessions.js';
 
@@ -90,7 +90,6 @@ export class Accounts {
   }
 
   async close(): Promise<void> {
-    this.auth.stop();
     await this.s.close();
     const all = this.logs.join('');
     for (const s of this.secrets) {
@@ -159,20 +158,10 @@ export async function startAccounts(opts: { env?: Record<string, string> } = {})
       done();
     },
   });
-  let auth!: AuthModule;
   const s = await startTestServer({
-    formats: [rawFormat],
-    settingsGroups: authSettingsGroups,
-    migrations: authMigrations,
+    modules: [authModule({ bootstrapAdmin: { username: 'root', password: ROOT_PASSWORD } }), rawFormat],
     env: { TR_BASE_URL: BASE_URL, ...opts.env },
     log: pino({ level: 'debug' }, sink),
-    setup: async (ctx) => {
-      auth = createAuth(ctx);
-      ctx.credentials.resolver = auth.resolver;
-      await auth.bootstrapAdmin({ username: 'root', password: ROOT_PASSWORD });
-      auth.start();
-      return { api: auth.routes };
-    },
   });
-  return new Accounts(s, auth, logs);
+  return new Accounts(s, s.instance<{ auth: AuthModule }>('auth').auth, logs);
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
-import { authMigrations, authSettingsGroups, createAuth } from '../../src/index.js';
+import { authModule } from '../../src/index.js';
 import { UiSessionStore } from '../../src/sessions/ui-sessions.js';
 
 let s: TestServer;
@@ -16,17 +16,7 @@ const sessionOf = (username: string) => {
 };
 
 async function server() {
-  s = await startTestServer({
-    formats: [],
-    settingsGroups: authSettingsGroups,
-    migrations: authMigrations,
-    setup: async (ctx) => {
-      const auth = createAuth(ctx);
-      ctx.credentials.resolver = auth.resolver;
-      await auth.bootstrapAdmin({ username: 'root', password: 'root-password' });
-      return { api: auth.routes };
-    },
-  });
+  s = await startTestServer({ modules: [authModule({ bootstrapAdmin: { username: 'root', password: 'root-password' } })] });
   root = sessionOf('root');
   return s;
 }

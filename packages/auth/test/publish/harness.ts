@@ -1,10 +1,11 @@
 import * as ed from '@noble/ed25519';
-import { unauthorized, type CoreContext, type Credential, type UserRow } from '@trove/core';
+import { defineModule, unauthorized, type CoreContext, type Credential, type CredentialResolver, type UserRow } from '@trove/core';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { rawFormat } from '@trove/format-raw';
 import { jsonCall, type Answer } from '../json-call.js';
 import type { FreshProofVerifier, PublishingModule } from '../../src/contracts.js';
 import { createPublishing, publishMigrations } from '../../src/publish/index.js';
+import { PUBLISH_PATHS } from '../../src/index.js';
 import { failedAttemptLimiter, type TokenBuckets } from '../../src/rate-limit/token-buckets.js';
 import { publishSettings } from '../../src/settings.js';
 
@@ -44,12 +45,12 @@ export async function startHarness(opts: { env?: Record<string, string> } = {}):
   const failures = failedAttemptLimiter();
   const secondFactor = new Set<string>();
   let publishing!: PublishingModule;
-  const s = await startTestServer({
-    formats: [rawFormat],
-    settingsGroups: [publishSettings],
-    migrations: [publishMigrations],
-    env: opts.env ?? {},
-    setup: async (ctx) => {
+  // Publishing alone, with a fake second-factor check and a small resolver of its own: a module of the test.
+  const publishingModule = defineModule({
+    name: 'publishing',
+    settings: publishSettings,
+    migrations: publishMigrations,
+    create: async (ctx) => {
       for (const [name, admin] of [['alice', false], ['bob', false], ['root', true], ['sso', false]] as const) {
         const u = ctx.users.create({ username: name, isAdmin: admin, kind: name === 'sso' ? 'oidc' : 'local' });
         if (name !== 'sso') secondFactor.add(u.id);
@@ -61,7 +62,7 @@ export async function startHarness(opts: { env?: Record<string, string> } = {}):
       ctx.permissions.set(ctx.repos.byName('other')!, 'alice', 'read');
       ctx.permissions.set(ctx.repos.byName('files')!, 'bob', 'read');
       publishing = createPublishing(ctx, { proof: fakeProof(failures, secondFactor), failures });
-      ctx.credentials.resolver = {
+      const resolver: CredentialResolver = {
         async resolve(req): Promise<Credential> {
           // `tr_session=<name>@session` stands for a UI session cookie (docs snippets send one).
           const cookie = req.cookie ? /(?:^|;\s*)tr_session=([^;]+)/.exec(req.cookie)?.[1] : undefined;
@@ -92,9 +93,10 @@ export async function startHarness(opts: { env?: Record<string, string> } = {}):
           throw unauthorized('invalid credentials', req.surface === 'format');
         },
       };
-      return { api: [publishing.routes] };
+      return { credentials: { resolver, publishPaths: PUBLISH_PATHS }, apiRoutes: [publishing.routes], stop: () => publishing.stop() };
     },
   });
+  const s = await startTestServer({ modules: [publishingModule, rawFormat], env: opts.env ?? {} });
   return {
     s,
     ctx: s.ctx,
@@ -103,7 +105,6 @@ export async function startHarness(opts: { env?: Record<string, string> } = {}):
     secondFactor,
     user: (name) => s.ctx.users.byName(name)!,
     async close() {
-      publishing.stop();
       await s.close();
     },
   };

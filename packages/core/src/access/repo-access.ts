@@ -51,7 +51,7 @@ export class RepoAccess {
     if (this.canRead(cred, repo)) return repo;
     if (cred.type === 'anonymous') throw challenge('authentication required');
     if (cred.type === 'publish' && cred.grant.repo === repo.name) throw forbidden(`user ${cred.grant.actor} no longer holds read permission on ${name}`);
-    if (cred.type === 'publish') throw forbidden(`this publish session is valid for repository ${cred.grant.repo} only`);
+    if (cred.type === 'publish') throw forbidden(`this publish session is valid for repository ${cred.grant.repo} only`, 'wrong_repository');
     throw forbidden(`no read permission on repository ${name}`);
   }
 
@@ -62,18 +62,19 @@ export class RepoAccess {
   requireWrite(cred: Credential, name: string, format?: string): RepoRow {
     const repo = this.lookup(cred, name, format);
     if (cred.type !== 'publish') {
-      throw challenge(`publishing needs a publish session: ${this.baseUrl()}/#/publishing`);
+      throw challenge(`publishing needs a publish session: ${this.baseUrl()}/#/publishing`, 'needs_publish_session');
     }
     const { grant } = cred;
-    if (grant.repo !== repo.name) throw forbidden(`this publish session is valid for repository ${grant.repo} only`);
+    if (grant.repo !== repo.name) throw forbidden(`this publish session is valid for repository ${grant.repo} only`, 'wrong_repository');
     if (grant.proof !== 'oidc') {
       const user = grant.user;
       const level = user && !user.disabled ? (user.isAdmin ? 'write' : this.perms.level(user.id, repo.id)) : null;
       if (level !== 'write') throw forbidden(`user ${grant.actor} no longer holds write permission on ${repo.name}`);
     }
-    if (repo.lockedBy) throw conflict(`repository ${repo.name} mirrors ${repo.lockedBy}; writes are refused until cut-over`);
+    if (repo.lockedBy) throw conflict(`repository ${repo.name} mirrors ${repo.lockedBy}; writes are refused until cut-over`, 'repo_mirrored');
     return repo;
   }
 }
 
-const challenge = (message: string) => new TroveError(401, 'unauthorized', message, {}, { 'WWW-Authenticate': BASIC_REALM });
+const challenge = (message: string, code: 'unauthorized' | 'needs_publish_session' = 'unauthorized') =>
+  new TroveError(401, code, message, {}, { 'WWW-Authenticate': BASIC_REALM });

@@ -73,14 +73,14 @@ export function repoRoutes(ctx: CoreContext) {
 
   app.get('/repos/:name/status', async (c) => {
     const repo = ctx.access.requireRead(c.get('credential'), c.req.param('name'));
-    const status = (await ctx.formats.get(repo.format)?.status?.(repo, ctx)) ?? {};
+    const status = (await ctx.formats.instance(repo.format)?.status?.(repo)) ?? {};
     return c.json(status);
   });
 
   app.get('/repos/:name/usage', (c) => {
     const repo = ctx.access.requireRead(c.get('credential'), c.req.param('name'));
     const baseUrl = effectiveBaseUrl(ctx, c.req.url);
-    const snippets = ctx.formats.get(repo.format)?.usage?.({ baseUrl, repo }) ?? [];
+    const snippets = ctx.formats.instance(repo.format)?.usage?.({ baseUrl, repo }) ?? [];
     return c.json({ base_url: baseUrl, snippets });
   });
 

@@ -20,6 +20,8 @@ export interface CommitInput {
   onExisting: OnExisting;
   /** Message of the 409 when the rule says conflict. */
   conflictMessage?: string;
+  /** Code of that 409: `asset_exists` unless the format says the file is an immutable release. */
+  conflictCode?: 'asset_exists' | 'release_immutable';
 }
 
 export interface AssetPage {
@@ -75,7 +77,7 @@ export class AssetService {
       // Cheap early answers before touching the blob store.
       const before = this.get(repo, path);
       if (before && before.sha256 === file.hashes.sha256) return { status: 'identical', asset: before };
-      if (before && this.decide(before, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`);
+      if (before && this.decide(before, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`, input.conflictCode ?? 'asset_exists');
 
       const key = contentKey(file.hashes.sha256);
       // Pinned from the blob write to the commit: garbage collection never takes a blob in between.
@@ -117,7 +119,7 @@ export class AssetService {
         return { status: 'created' as const, asset };
       }
       if (existing.sha256 === file.hashes.sha256) return { status: 'identical' as const, asset: existing };
-      if (this.decide(existing, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`);
+      if (this.decide(existing, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`, input.conflictCode ?? 'asset_exists');
       this.generations.bump('assets', tx);
       const asset = tx.update(assets).set(values).where(eq(assets.id, existing.id)).returning().get()!;
       return { status: 'replaced' as const, asset };

@@ -1,7 +1,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Credential } from '../access/credential.js';
 import type { GenerationValues } from '../cache/generations.js';
-import type { CoreContext } from '../context.js';
+import { FORMAT_SECURITY_HEADERS } from './format-headers.js';
+import type { Core } from '../create-core.js';
 
 interface Answer {
   /** The generations the answer was computed under; it holds only while both stand still. */
@@ -50,7 +51,7 @@ export class AnswerCache {
   private readonly maxBytes: number;
 
   constructor(
-    private readonly ctx: Pick<CoreContext, 'generations' | 'credentials' | 'settings' | 'log'>,
+    private readonly ctx: Pick<Core, 'generations' | 'credentials' | 'settings' | 'log'>,
     opts: AnswerCacheOptions = {},
   ) {
     this.maxEntries = opts.maxEntries ?? 4096;
@@ -96,7 +97,9 @@ export class AnswerCache {
     let a = this.answers.get(p.url);
     if (!a || a.access !== now.access || a.assets !== now.assets || a.body.length !== body.length || a.headers.ETag !== headers.ETag) {
       if (a) this.drop(p.url, a);
-      a = { access: now.access, assets: now.assets, headers: { ...headers }, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), anonymous: false, readers: new WeakSet() };
+      // The format route's own security headers were set on the response by its middleware, not by
+      // serveAsset: a replayed answer carries them too, or an HTML upload would render on its second GET.
+      a = { access: now.access, assets: now.assets, headers: { ...FORMAT_SECURITY_HEADERS, ...headers }, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), anonymous: false, readers: new WeakSet() };
       this.answers.set(p.url, a);
       this.bytes += a.body.length;
       this.evict();

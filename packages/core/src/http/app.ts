@@ -1,9 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { sql } from 'drizzle-orm';
-import { repoRoutes } from '../api/repo-routes.js';
-import { settingsRoutes } from '../api/settings-routes.js';
-import { systemRoutes } from '../api/system-routes.js';
-import type { CoreContext } from '../context.js';
+import type { RunningModules } from '../modules/lifecycle.js';
 import { clientIp, proxyMatcher } from './client-ip.js';
 import { credentials } from './credentials.js';
 import { csrfGuard } from './csrf.js';
@@ -14,17 +11,17 @@ import { apiCredentialRules } from './guards.js';
 import { mountFormat } from './mount.js';
 
 export interface HttpAppParts {
-  /** Extra `/api` routes (auth, publishing, mirror, format admin routes), each mounted at `/api`. */
-  api?: Hono<TroveEnv>[];
   /** Serves the web UI for everything else (GET only). */
   web?: MiddlewareHandler<TroveEnv>;
 }
 
 /**
- * The one HTTP application: `/healthz`, `/api/*`, every format's routes and the UI.
+ * The one HTTP application over running modules: `/healthz`, `/api/*` (every module's
+ * API routes), every format under `/{name}`, and the UI.
  * Order matters: client IP first (rate limits need it), then per-surface credentials.
  */
-export function buildHttpApp(ctx: CoreContext, parts: HttpAppParts = {}): Hono<TroveEnv> {
+export function buildHttpApp(running: RunningModules, parts: HttpAppParts = {}): Hono<TroveEnv> {
+  const ctx = running.core;
   const app = new Hono<TroveEnv>();
   let matcher = proxyMatcher(ctx.settings.list('trusted_proxies'));
   ctx.settings.watch(['trusted_proxies'], () => {
@@ -56,17 +53,11 @@ export function buildHttpApp(ctx: CoreContext, parts: HttpAppParts = {}): Hono<T
 
   app.use('/api/*', csrfGuard({ baseUrl: ctx.baseUrl }));
   app.use('/api/*', credentials({ resolver: () => ctx.credentials.resolver, surface: 'api' }));
-  app.use('/api/*', apiCredentialRules());
-  app.route('/api', settingsRoutes(ctx));
-  app.route('/api', repoRoutes(ctx));
-  app.route('/api', systemRoutes(ctx));
-  for (const extra of parts.api ?? []) app.route('/api', extra);
-  for (const f of ctx.formats.all()) {
-    if (f.apiRoutes) app.route('/api', f.apiRoutes(ctx));
-  }
+  app.use('/api/*', apiCredentialRules(() => ctx.credentials));
+  for (const routes of running.apiRoutes) app.route('/api', routes);
   app.all('/api/*', notFoundHandler);
 
-  for (const f of ctx.formats.all()) mountFormat(app, ctx, f);
+  for (const m of running.modules) if (m.kind === 'format') mountFormat(app, ctx, m.name, m.instance);
   if (parts.web) app.get('*', parts.web);
   return app;
 }

@@ -1,16 +1,25 @@
 import { UploadIncompleteError, UploadTooLargeError } from '@trove/blobstore';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { TroveError } from '../errors.js';
+import { ERROR_CODES, TroveError, type ErrorCode } from '../errors.js';
 import type { TroveEnv } from './env.js';
 
-/** Maps any thrown value to a TroveError; unknown errors become a 500 without internals. */
+const GENERIC: ErrorCode[] = ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'range_not_satisfiable', 'rate_limited', 'internal', 'bad_gateway', 'unavailable'];
+
+/** The generic code of a status (Hono's HTTPException carries only a status). */
+export function codeForStatus(status: number): ErrorCode {
+  return GENERIC.find((c) => ERROR_CODES[c] === status) ?? (status >= 500 ? 'internal' : 'bad_request');
+}
+
+/**
+ * Maps any thrown value to a TroveError; unknown errors become a 500 without internals.
+ * A stray SyntaxError is one of those: only `readJson` knows a body was JSON, and says so itself.
+ */
 export function toTroveError(err: unknown): TroveError {
   if (err instanceof TroveError) return err;
   if (err instanceof UploadTooLargeError) return new TroveError(413, 'payload_too_large', err.message);
-  if (err instanceof UploadIncompleteError) return new TroveError(400, 'bad_request', err.message);
-  if (err instanceof HTTPException) return new TroveError(err.status, err.status === 413 ? 'payload_too_large' : 'bad_request', err.message || 'bad request');
-  if (err instanceof SyntaxError) return new TroveError(400, 'bad_request', 'malformed JSON body');
+  if (err instanceof UploadIncompleteError) return new TroveError(400, 'upload_incomplete', err.message);
+  if (err instanceof HTTPException) return new TroveError(err.status, codeForStatus(err.status), err.message || 'request refused');
   return new TroveError(500, 'internal', 'internal error');
 }
 
@@ -23,9 +32,9 @@ export function errorHandler(err: Error, c: Context<TroveEnv>): Response {
   const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...e.headers };
   // A request whose body we refused may still be streaming in: close the connection rather than read it all.
   if ((e.status === 413 || e.status === 400) && c.env?.incoming && !c.env.incoming.complete) headers.Connection = 'close';
-  return new Response(c.req.method === 'HEAD' ? null : JSON.stringify({ error: e.message, ...e.body }), { status: e.status, headers });
+  return new Response(c.req.method === 'HEAD' ? null : JSON.stringify({ error: e.message, code: e.code, ...e.body }), { status: e.status, headers });
 }
 
 export function notFoundHandler(c: Context<TroveEnv>): Response {
-  return c.json({ error: 'not found' }, 404);
+  return c.json({ error: 'not found', code: 'not_found' }, 404);
 }

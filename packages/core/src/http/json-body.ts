@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { badRequest, payloadTooLarge } from '../errors.js';
+import { badRequest, payloadTooLarge, troveError } from '../errors.js';
 import { askForBody } from './continue.js';
 import type { TroveEnv } from './env.js';
 
@@ -46,7 +46,7 @@ export async function readJson(c: Context<TroveEnv>, limit: number): Promise<unk
   try {
     return JSON.parse(bytes.toString('utf8'), withoutPrototype);
   } catch {
-    throw badRequest('malformed JSON body');
+    throw troveError('malformed_json', 'malformed JSON body');
   }
 }
 

@@ -1,5 +1,7 @@
 import type { Context } from 'hono';
-import { badRequest } from '../errors.js';
+import { troveError } from '../errors.js';
+
+const invalidPath = (message: string) => troveError('invalid_path', message);
 import type { TroveEnv } from './env.js';
 
 /**
@@ -13,7 +15,7 @@ export function parseRepoPath(c: Context<TroveEnv>, format: string): { repo: str
   const raw = c.env?.incoming?.url ?? new URL(c.req.url).pathname;
   const pathname = raw.split('?')[0]!;
   const prefix = `/${format}/`;
-  if (!pathname.startsWith(prefix)) throw badRequest('invalid path');
+  if (!pathname.startsWith(prefix)) throw invalidPath('invalid path');
   const rawSegments = pathname.slice(prefix.length).split('/');
   const trailingSlash = rawSegments.length > 1 && rawSegments[rawSegments.length - 1] === '';
   if (trailingSlash) rawSegments.pop();
@@ -22,14 +24,14 @@ export function parseRepoPath(c: Context<TroveEnv>, format: string): { repo: str
     try {
       d = decodeURIComponent(s);
     } catch {
-      throw badRequest('invalid percent-encoding in path');
+      throw invalidPath('invalid percent-encoding in path');
     }
     if (d === '' || d === '.' || d === '..' || /[\\/\0]/.test(d) || /[\u0000-\u001f\u007f]/.test(d)) {
-      throw badRequest('invalid path: empty, "." or ".." segments, backslashes, NUL and control characters are not allowed');
+      throw invalidPath('invalid path: empty, "." or ".." segments, backslashes, NUL and control characters are not allowed');
     }
     return d;
   });
   const [repo, ...rest] = segments;
-  if (!repo) throw badRequest('invalid path: missing repository');
+  if (!repo) throw invalidPath('invalid path: missing repository');
   return { repo, path: rest.join('/'), trailingSlash };
 }

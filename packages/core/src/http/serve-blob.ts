@@ -105,7 +105,7 @@ function plan(c: Context<TroveEnv>, rep: Representation): Plan | Response {
   const ifRange = c.req.header('if-range');
   if (!ifRange || ifRange === rep.etag) {
     const r = parseRange(c.req.header('range'), rep.size);
-    if (r === 'unsatisfiable') throw new TroveError(416, 'bad_request', 'range not satisfiable', {}, { 'Content-Range': `bytes */${rep.size}` });
+    if (r === 'unsatisfiable') throw new TroveError(416, 'range_not_satisfiable', 'range not satisfiable', {}, { 'Content-Range': `bytes */${rep.size}` });
     range = r;
   }
   Object.assign(headers, contentHeaders(rep.contentType, rep.filename));

@@ -3,7 +3,10 @@ import type { Generations } from '../cache/generations.js';
 import type { TroveDb } from '../db/open.js';
 import { repos, type RepoRow } from '../db/schema.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import type { FormatRegistry } from '../format.js';
+import type { z } from 'zod';
+
+/** A format's config rules, looked up by name; undefined for an unknown format. */
+export type FormatConfigLookup = (format: string) => { defaultConfig: Record<string, unknown>; configSchema: z.ZodType } | undefined;
 
 export const REPO_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -41,7 +44,9 @@ export class RepoService {
 
   constructor(
     private readonly db: TroveDb,
-    private readonly formats: FormatRegistry,
+    private readonly configOf: FormatConfigLookup,
+    /** Registered format names, for the message about an unknown one. */
+    private readonly formatNames: () => string[],
     private readonly generations: Generations,
   ) {}
 
@@ -85,8 +90,8 @@ export class RepoService {
   }
 
   private checkConfig(format: string, config: unknown): Record<string, unknown> {
-    const def = this.formats.get(format);
-    if (!def) throw badRequest(`unknown format ${format}; registered: ${this.formats.all().map((f) => f.name).join(', ')}`);
+    const def = this.configOf(format);
+    if (!def) throw badRequest(`unknown format ${format}; registered: ${this.formatNames().join(', ')}`);
     if (config === undefined || (config && typeof config === 'object' && !Array.isArray(config) && Object.keys(config).length === 0)) {
       return def.defaultConfig;
     }

@@ -3,15 +3,19 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credential } from '../access/credential.js';
-import type { FormatDefinition } from '../format.js';
+import type { FormatDefinition } from '../modules/format.js';
 import { basic, staticResolver } from './resolver.js';
 import { startTestServer, type TestServer } from './server.js';
+
+/** The cases a format may skip, each with a reason (Hono's `common.case.test.ts` style). */
+export type ConformanceCase = 'head' | 'range' | 'not-modified' | 'identical-reupload' | 'immutable-conflict';
 
 /**
  * What every format must do, run against each format's own definition
  * (like Hono's router `common.case.test.ts`): the SPEC's access rules on format routes,
- * the upload limit, path traversal, and the mirror lock. A format supplies one valid
- * upload and the path where its result can be read back.
+ * the upload limit, path traversal, the mirror lock, conditional and partial reads,
+ * identical re-uploads and immutable conflicts. A format supplies one valid upload, a
+ * conflicting one, and the path where its result can be read back.
  */
 export interface FormatCase {
   format: FormatDefinition<any>;
@@ -25,6 +29,10 @@ export interface FormatCase {
   settle?: (s: TestServer, repo: string) => Promise<void>;
   /** Paths (relative to `/{format}/{repo}/`) a read must refuse with 400. */
   badPaths?: string[];
+  /** A body for `upload`'s request that collides with the first upload (same path or identity, other bytes), and the 409's code. */
+  conflict?: { body: () => Buffer | Promise<Buffer>; code: 'release_immutable' | 'asset_exists' };
+  /** Cases this format does not meet by design, each with the reason. */
+  skip?: { cases: ConformanceCase[]; reason: string }[];
 }
 
 const REPOS = { open: 'conf-open', priv: 'conf-private', locked: 'conf-locked', other: 'conf-other' };
@@ -43,7 +51,7 @@ export function describeFormatConformance(c: FormatCase): void {
 
     beforeAll(async () => {
       s = await startTestServer({
-        formats: [c.format],
+        modules: [c.format],
         env: c.env ?? {},
         setup: async (ctx) => {
           const reader = ctx.users.create({ username: 'reader' });
@@ -57,7 +65,7 @@ export function describeFormatConformance(c: FormatCase): void {
           ctx.permissions.set(priv, 'reader', 'read');
           ctx.permissions.set(open, 'writer', 'read');
           const ci = (repo: string): Credential => ({ type: 'publish', grant: { sessionId: 'ci-' + repo, repo, proof: 'oidc', user: null, actor: 'ci:conformance' } });
-          ctx.credentials.resolver = staticResolver({
+          const resolver = staticResolver({
             'ci-open': ci(REPOS.open),
             'ci-private': ci(REPOS.priv),
             'ci-locked': ci(REPOS.locked),
@@ -66,10 +74,19 @@ export function describeFormatConformance(c: FormatCase): void {
             reader: { type: 'user', via: 'password', user: reader },
             stranger: { type: 'user', via: 'password', user: stranger },
           });
+          return { credentials: { resolver } };
         },
       });
     });
     afterAll(() => s?.close());
+
+    /** A case the format may skip; the skip is reported with its reason. */
+    const optional = (id: ConformanceCase, title: string, fn: () => Promise<void>) => {
+      const skip = c.skip?.find((x) => x.cases.includes(id));
+      if (skip) it.skip(`${title} (skipped: ${skip.reason})`, fn);
+      else it(title, fn);
+    };
+    const codeOf = async (r: Response) => ((await r.json()) as { code?: string }).code;
 
     it('stores an upload made with a publish session and serves it back', async () => {
       const r = await send(REPOS.open, 'ci-open');
@@ -113,7 +130,9 @@ export function describeFormatConformance(c: FormatCase): void {
     it('refuses a write with a password: 401 pointing at the publishing page', async () => {
       const r = await send(REPOS.priv, 'reader');
       expect(r.status).toBe(401);
-      expect(((await r.json()) as { error: string }).error).toMatch(/^publishing needs a publish session: .*\/#\/publishing$/);
+      const body = (await r.json()) as { error: string; code: string };
+      expect(body.error).toMatch(/^publishing needs a publish session: .*\/#\/publishing$/);
+      expect(body.code).toBe('needs_publish_session');
     });
 
     it('refuses an anonymous write with 401', async () => {
@@ -121,7 +140,9 @@ export function describeFormatConformance(c: FormatCase): void {
     });
 
     it('refuses a publish session of another repository with 403', async () => {
-      expect((await send(REPOS.other, 'ci-open')).status).toBe(403);
+      const r = await send(REPOS.other, 'ci-open');
+      expect(r.status).toBe(403);
+      expect(await codeOf(r)).toBe('wrong_repository');
     });
 
     it('refuses a device session whose user lacks write with 403', async () => {
@@ -129,7 +150,9 @@ export function describeFormatConformance(c: FormatCase): void {
     });
 
     it('refuses writes to a repository a mirror owns with 409', async () => {
-      expect((await send(REPOS.locked, 'ci-locked')).status).toBe(409);
+      const r = await send(REPOS.locked, 'ci-locked');
+      expect(r.status).toBe(409);
+      expect(await codeOf(r)).toBe('repo_mirrored');
     });
 
     it('answers 413 over max_upload_bytes and leaves nothing in the spool', async () => {
@@ -138,11 +161,61 @@ export function describeFormatConformance(c: FormatCase): void {
       try {
         const r = await send(REPOS.priv, 'ci-private', body);
         expect(r.status).toBe(413);
-        expect(await r.json()).toHaveProperty('error');
+        expect(await r.json()).toMatchObject({ error: expect.any(String), code: 'payload_too_large' });
         expect(readdirSync(join(s.dataDir, 'spool'))).toEqual([]);
       } finally {
         await s.ctx.settings.patch({ max_upload_bytes: null });
       }
+    });
+
+    optional('head', 'answers HEAD like GET without a body', async () => {
+      const get = await fetch(url(REPOS.open, c.readBack));
+      const bytes = Buffer.from(await get.arrayBuffer());
+      const head = await fetch(url(REPOS.open, c.readBack), { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(bytes.length));
+      expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
+    });
+
+    optional('range', 'answers a byte range with 206 and an unsatisfiable one with 416 range_not_satisfiable', async () => {
+      const whole = Buffer.from(await (await fetch(url(REPOS.open, c.readBack))).arrayBuffer());
+      const part = await fetch(url(REPOS.open, c.readBack), { headers: { Range: 'bytes=1-3' } });
+      expect(part.status).toBe(206);
+      expect(part.headers.get('content-range')).toBe(`bytes 1-3/${whole.length}`);
+      expect(Buffer.from(await part.arrayBuffer())).toEqual(whole.subarray(1, 4));
+      const beyond = await fetch(url(REPOS.open, c.readBack), { headers: { Range: `bytes=${whole.length + 10}-` } });
+      expect(beyond.status).toBe(416);
+      expect(beyond.headers.get('content-range')).toBe(`bytes */${whole.length}`);
+      expect(await codeOf(beyond)).toBe('range_not_satisfiable');
+    });
+
+    optional('not-modified', 'answers 304 to a matching If-None-Match', async () => {
+      const first = await fetch(url(REPOS.open, c.readBack));
+      await first.arrayBuffer();
+      const etag = first.headers.get('etag');
+      expect(etag).toBeTruthy();
+      const again = await fetch(url(REPOS.open, c.readBack), { headers: { 'If-None-Match': etag! } });
+      expect(again.status).toBe(304);
+      expect((await again.arrayBuffer()).byteLength).toBe(0);
+    });
+
+    optional('identical-reupload', 'answers an identical re-upload with 200 and keeps the file', async () => {
+      const before = Buffer.from(await (await fetch(url(REPOS.open, c.readBack))).arrayBuffer());
+      const r = await send(REPOS.open, 'ci-open');
+      expect(r.status).toBe(200);
+      await c.settle?.(s, REPOS.open);
+      expect(Buffer.from(await (await fetch(url(REPOS.open, c.readBack))).arrayBuffer())).toEqual(before);
+    });
+
+    optional('immutable-conflict', 'refuses other bytes for what is stored with 409 and its code, keeping the first', async () => {
+      if (!c.conflict) throw new Error(`format ${name}: declare a conflicting upload or skip 'immutable-conflict' with a reason`);
+      const before = Buffer.from(await (await fetch(url(REPOS.open, c.readBack))).arrayBuffer());
+      const r = await send(REPOS.open, 'ci-open', await c.conflict.body());
+      expect(r.status).toBe(409);
+      expect(await codeOf(r)).toBe(c.conflict.code);
+      expect(readdirSync(join(s.dataDir, 'spool'))).toEqual([]);
+      expect(Buffer.from(await (await fetch(url(REPOS.open, c.readBack))).arrayBuffer())).toEqual(before);
     });
 
     it('refuses traversal and malformed paths with 400', async () => {

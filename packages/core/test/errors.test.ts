@@ -1,0 +1,69 @@
+import { eq } from 'drizzle-orm';
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { afterEach, describe, expect, it } from 'vitest';
+import { schema, type Credential, type TroveEnv } from '../src/index.js';
+import { staticResolver } from '../src/testing/resolver.js';
+import { startTestServer, type TestServer } from '../src/testing/server.js';
+import { json, noteFormat } from './helpers.js';
+
+let s: TestServer | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+/** A server with an admin and two test routes that fail the way a library or a store can. */
+async function server() {
+  s = await startTestServer({
+    modules: [noteFormat],
+    setup: (ctx) => {
+      const admin: Credential = { type: 'user', via: 'password', user: ctx.users.create({ username: 'admin', isAdmin: true }) };
+      const routes = new Hono<TroveEnv>();
+      routes.get('/test/http-exception', () => {
+        throw new HTTPException(416, { message: 'no such range' });
+      });
+      routes.get('/test/syntax-error', () => {
+        JSON.parse('{not json');
+        return new Response();
+      });
+      return { credentials: { resolver: staticResolver({ adminpw: admin }) }, apiRoutes: [routes] };
+    },
+  });
+  return s;
+}
+
+describe('error answers', () => {
+  it('sends {error, code}: a malformed JSON body is malformed_json', async () => {
+    await server();
+    const r = await fetch(`${s!.url}/api/repos`, { method: 'POST', headers: json('adminpw'), body: '{"name": ' });
+    expect(r.status).toBe(400);
+    expect(await r.json()).toEqual({ error: 'malformed JSON body', code: 'malformed_json' });
+  });
+
+  it('maps a Hono HTTPException by its status, not to bad_request', async () => {
+    await server();
+    const r = await fetch(`${s!.url}/api/test/http-exception`, { headers: json('adminpw') });
+    expect(r.status).toBe(416);
+    expect(await r.json()).toEqual({ error: 'no such range', code: 'range_not_satisfiable' });
+  });
+
+  it('answers a SyntaxError that is not a request body with a 500, not "malformed JSON body"', async () => {
+    await server();
+    const r = await fetch(`${s!.url}/api/test/syntax-error`, { headers: json('adminpw') });
+    expect(r.status).toBe(500);
+    expect(await r.json()).toEqual({ error: 'internal error', code: 'internal' });
+  });
+
+  it('treats a corrupt stored repository config as an internal error', async () => {
+    await server();
+    const created = await fetch(`${s!.url}/api/repos`, { method: 'POST', headers: json('adminpw'), body: JSON.stringify({ name: 'notes', format: 'note' }) });
+    expect(created.status).toBe(201);
+    s!.ctx.db.update(schema.repos).set({ config: '{corrupt' }).where(eq(schema.repos.name, 'notes')).run();
+    // RepoService caches rows; a restart-free way to drop the cache is any change through it.
+    s!.ctx.repos.setLock('notes', '');
+    const r = await fetch(`${s!.url}/api/repos/notes`, { headers: json('adminpw') });
+    expect(r.status).toBe(500);
+    expect(((await r.json()) as { error: string }).error).not.toMatch(/JSON/);
+  });
+});
