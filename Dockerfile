@@ -6,11 +6,13 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY . .
 # The built UI is embedded by the server, but @trove/web is only a build-time dependency
 # (React and Vite stay out of the image), so its dist is copied next to the deployed server.
+# The same for the packed CLI the server offers at /downloads/trove-cli.tgz.
 RUN npx -y pnpm@10 install --frozen-lockfile \
  && npx -y pnpm@10 build \
  && npx -y pnpm@10 deploy --filter @trove/server --prod --legacy /app \
- && mkdir -p /app/node_modules/@trove/web \
- && cp -r apps/web/dist apps/web/dist-path.js apps/web/package.json /app/node_modules/@trove/web/
+ && mkdir -p /app/node_modules/@trove/web /app/node_modules/trove-cli \
+ && cp -r apps/web/dist apps/web/dist-path.js apps/web/package.json /app/node_modules/@trove/web/ \
+ && cp -r apps/cli/dist apps/cli/tarball-path.js apps/cli/package.json /app/node_modules/trove-cli/
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production TR_DATA_DIR=/data TR_LISTEN=:8080

@@ -3,10 +3,12 @@ import { authMigrations, authSettingsGroups, createAuth } from '@trove/auth';
 import { debianFormat } from '@trove/format-debian';
 import { mavenFormat } from '@trove/format-maven';
 import { rawFormat } from '@trove/format-raw';
-import { mirrorSettings } from '@trove/mirror';
+import { createMirror, mirrorMigrations, mirrorSettings } from '@trove/mirror';
 import { webDistDir } from '@trove/web/dist-path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { cliTarballPath } from 'trove-cli/tarball-path';
+import { cliDownload } from './downloads.js';
 import { webUi } from './web.js';
 
 /** Every format this server offers. Registration is explicit: no directory scanning. */
@@ -33,7 +35,7 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
     log,
     formats: FORMATS,
     settingsGroups: [...authSettingsGroups, mirrorSettings],
-    migrations: authMigrations,
+    migrations: [...authMigrations, mirrorMigrations],
   });
   for (const name of ctx.settings.unknownEnv(BOOT_VARIABLES)) log.warn({ variable: name }, 'ignoring unknown TR_ variable');
 
@@ -44,12 +46,14 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
   auth.start();
   for (const f of ctx.formats.all()) await f.start?.(ctx);
   storage.start();
-  const app = buildHttpApp(ctx, { api: [...auth.routes, ...storage.apiRoutes], web: webUi(webDistDir) });
+  const mirror = createMirror(ctx);
+  const app = buildHttpApp(ctx, { api: [...auth.routes, ...storage.apiRoutes, ...mirror.apiRoutes], web: cliDownload(cliTarballPath, webUi(webDistDir)) });
 
   const server = await listen(app, { host: boot.listen.host, port: boot.listen.port });
   const port = (server.address() as AddressInfo).port;
   const host = boot.listen.host && boot.listen.host !== '0.0.0.0' && boot.listen.host !== '::' ? boot.listen.host : '127.0.0.1';
   log.info({ port, dataDir: boot.dataDir }, 'trove listening');
+  mirror.start();
 
   let closed = false;
   return {
@@ -61,6 +65,7 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
       closed = true;
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
+      await mirror.stop();
       auth.stop();
       storage.stop();
       for (const f of ctx.formats.all()) await f.stop?.(ctx);

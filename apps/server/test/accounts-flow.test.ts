@@ -41,10 +41,15 @@ describe('a local account publishing through the whole server', () => {
     srv = await startProcess(ENV);
     const url = srv.url;
     const admin = basic(ROOT.user, ROOT.password);
+    // The admin's password over Basic only reads: admin changes need a UI session with a second factor.
+    expect((await browser(url)('/api/users', { username: 'mallory', password: 'mallory-password-1' }, { auth: admin })).status).toBe(403);
     const asAdmin = browser(url);
-    expect((await asAdmin('/api/users', { username: 'alice', password: 'alice-password-1' }, { auth: admin })).status).toBe(201);
-    expect((await asAdmin('/api/repos', { name: 'files', format: 'raw' }, { auth: admin })).status).toBe(201);
-    expect((await asAdmin('/api/repos/files/permissions/alice', { level: 'write' }, { method: 'PUT', auth: admin })).status).toBe(200);
+    await asAdmin('/api/auth/login', { username: ROOT.user, password: ROOT.password });
+    const rootTotp = (await asAdmin('/api/security/totp/begin', { name: 'phone' })).body;
+    expect((await asAdmin('/api/security/totp/confirm', { setup_id: rootTotp.setup_id, code: totpAt(rootTotp.secret, 0) })).status).toBe(201);
+    expect((await asAdmin('/api/users', { username: 'alice', password: 'alice-password-1' })).status).toBe(201);
+    expect((await asAdmin('/api/repos', { name: 'files', format: 'raw' })).status).toBe(201);
+    expect((await asAdmin('/api/repos/files/permissions/alice', { level: 'write' }, { method: 'PUT' })).status).toBe(200);
 
     // Sign in without a second factor: setup-only session, then a TOTP authenticator.
     const alice = browser(url);

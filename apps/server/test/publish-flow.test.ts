@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import * as jose from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
+import { signInWithTotp } from './ui/harness.js';
 import { startProcess, type Running } from './process.js';
 
 let srv: Running | undefined;
@@ -12,11 +13,18 @@ afterEach(async () => {
 });
 
 const ADMIN = { TR_BOOTSTRAP_ADMIN_USER: 'root', TR_BOOTSTRAP_ADMIN_PASSWORD: 'correct horse battery' };
-const adminAuth = { Authorization: 'Basic ' + Buffer.from('root:correct horse battery').toString('base64'), 'Content-Type': 'application/json' };
+const adminBasic = { Authorization: 'Basic ' + Buffer.from('root:correct horse battery').toString('base64'), 'Content-Type': 'application/json' };
 const ISS = 'https://ci.example.test';
+
+/** The admin signed in with a second factor (a password over Basic only reads). */
+async function adminSession(url: string) {
+  const { cookie } = await signInWithTotp(url, 'root', 'correct horse battery');
+  return { Cookie: cookie, 'Content-Type': 'application/json' };
+}
 
 /** Admin creates a raw repo and a CI trust policy; a signed CI identity token buys a publish session. */
 async function ciSession(url: string, repo: string) {
+  const adminAuth = await adminSession(url);
   expect((await fetch(`${url}/api/repos`, { method: 'POST', headers: adminAuth, body: JSON.stringify({ name: repo, format: 'raw', anonymous_read: true }) })).status).toBe(201);
   const { privateKey, publicKey } = await jose.generateKeyPair('RS256');
   const jwks = { keys: [{ ...(await jose.exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
@@ -63,7 +71,7 @@ describe('the whole server', () => {
     const list = await (await fetch(`${srv.url}/api/repos/files/assets`)).json();
     expect(list.items[0]).toMatchObject({ path: 'dist/app-1.0.tar.gz', uploader: 'ci:acme/widgets' });
     // a password cannot write; the publish token gets 403 on other API routes
-    r = await fetch(`${srv.url}/raw/files/x`, { method: 'PUT', body: 'x', headers: adminAuth });
+    r = await fetch(`${srv.url}/raw/files/x`, { method: 'PUT', body: 'x', headers: adminBasic });
     expect(r.status).toBe(401);
     expect((await r.json()).error).toMatch(/publishing needs a publish session/);
     expect((await fetch(`${srv.url}/api/repos`, { headers: { Authorization: basic(session.token) } })).status).toBe(403);

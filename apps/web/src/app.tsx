@@ -5,6 +5,15 @@ import { Header } from './header';
 import { AdminRepoPage } from './pages/admin/admin-repo-page';
 import { AdminReposPage } from './pages/admin/admin-repos-page';
 import { UsersPage } from './pages/admin/users-page';
+import { AuditPage, PublishLogPage } from './pages/admin/logs/log-pages';
+import { SourcePage } from './pages/admin/mirror/source-page';
+import { SourcesPage } from './pages/admin/mirror/sources-page';
+import { SyncPage } from './pages/admin/mirror/sync-page';
+import { SettingsPage } from './pages/admin/settings/settings-page';
+import { SigningKeyPage } from './pages/admin/signing-key-page';
+import { MovePage } from './pages/admin/storage/move-page';
+import { SystemPage } from './pages/admin/system-page';
+import { TrustsPage } from './pages/admin/trusts/trusts-page';
 import { LoginPage } from './pages/login/login-page';
 import { NotFound } from './pages/not-found';
 import { PublishingPage } from './pages/publishing/publishing-page';
@@ -21,6 +30,14 @@ const TITLES: Record<string, string> = {
   tokens: 'Read tokens',
   publishing: 'Publishing',
   admin: 'Administration',
+  system: 'System',
+  settings: 'Settings',
+  'signing-key': 'Signing key',
+  trusts: 'CI trust policies',
+  mirror: 'Mirror',
+  audit: 'Audit log',
+  'publish-log': 'Publish log',
+  storage: 'Storage move',
   repos: 'Repositories',
 };
 
@@ -38,6 +55,34 @@ function Gate({ route, admin, optional, children }: { route: Route; admin?: bool
   if (toSetup || (session.state !== 'user' && !optional)) return null;
   if (admin && (session.state !== 'user' || !session.me.is_admin)) return <ErrorMessage error="This page is for admins only." />;
   return <>{children}</>;
+}
+
+/** The console's sections after the first day: `#/admin/<section>/...`. */
+function AdminConsole({ route }: { route: Route }) {
+  const [, section, third, fourth] = route.segments;
+  const q = route.query;
+  switch (section) {
+    case undefined:
+    case 'system':
+      return <SystemPage />;
+    case 'settings':
+      return <SettingsPage group={q.get('group')} />;
+    case 'storage':
+      return third === 'moves' ? <MovePage id={fourth ?? 'current'} /> : <NotFound />;
+    case 'signing-key':
+      return <SigningKeyPage />;
+    case 'trusts':
+      return <TrustsPage key={third ?? ''} id={third} notice={q.get('created') === '1' ? 'Policy created. Paste one of the CI jobs below into your project.' : undefined} />;
+    case 'mirror':
+      if (third === 'syncs' && fourth) return <SyncPage id={fourth} />;
+      return third ? <SourcePage key={third} id={third} added={q.get('added') === '1'} /> : <SourcesPage />;
+    case 'audit':
+      return <AuditPage query={q} />;
+    case 'publish-log':
+      return <PublishLogPage query={q} />;
+    default:
+      return <NotFound />;
+  }
 }
 
 function Page({ route }: { route: Route }) {
@@ -84,7 +129,11 @@ function Page({ route }: { route: Route }) {
             {route.segments[2] ? <AdminRepoPage name={route.segments[2]} created={route.query.get('created') === '1'} /> : <AdminReposPage creating={route.query.get('new') === '1'} />}
           </Gate>
         );
-      return <NotFound />;
+      return (
+        <Gate route={route} admin>
+          <AdminConsole route={route} />
+        </Gate>
+      );
     default:
       return <NotFound />;
   }
@@ -92,7 +141,7 @@ function Page({ route }: { route: Route }) {
 
 export function App() {
   const route = useRoute();
-  const title = TITLES[route.segments[0] ?? 'repos'] ?? 'Trove';
+  const title = (route.segments[0] === 'admin' && TITLES[route.segments[1] ?? 'system']) || TITLES[route.segments[0] ?? 'repos'] || 'Trove';
   useEffect(() => {
     document.title = `${route.segments[1] && route.segments[0] === 'repos' ? route.segments[1] : title} · Trove`;
   }, [title, route.segments]);

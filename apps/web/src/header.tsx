@@ -67,6 +67,11 @@ export function Header({ route }: { route: Route }) {
             Users
           </NavLink>
         )}
+        {me?.is_admin && !setupOnly && (
+          <NavLink href="#/admin/system" current={at('admin') && !at('admin', 'repos') && !at('admin', 'users')}>
+            Admin
+          </NavLink>
+        )}
         <span className="spacer" />
         {me ? (
           <span className="who">

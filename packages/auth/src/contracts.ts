@@ -35,6 +35,8 @@ export interface PublishingModule {
   /** Mounted at `/api`: devices, publish challenge/sessions/log/trusts. */
   routes: Hono<TroveEnv>;
   verifier: PublishTokenVerifier;
+  /** Ends a user's open publish sessions for good (the user was disabled). */
+  endSessionsOf(userId: string): void;
   /** Background jobs (publish log purge). */
   start(): void;
   stop(): void;

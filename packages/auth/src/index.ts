@@ -13,11 +13,13 @@ import { securityRoutes } from './second-factor/routes.js';
 import { PendingLogins } from './sessions/pending-logins.js';
 import { UiSessionStore } from './sessions/ui-sessions.js';
 import { publishSettings, sessionSettings, ssoSettings } from './settings.js';
+import { createSso, ssoMigrations } from './sso/index.js';
 import { ReadTokenStore } from './tokens/read-tokens.js';
 import { tokenRoutes } from './tokens/routes.js';
 
 export { hashPassword, verifyPassword } from './accounts/passwords.js';
 export { publishMigrations } from './publish/index.js';
+export { ssoMigrations } from './sso/index.js';
 
 /** UI sessions, second factors and read tokens (`drizzle/accounts`), tracked in their own migrations table. */
 export const accountsMigrations: MigrationSet = {
@@ -26,7 +28,7 @@ export const accountsMigrations: MigrationSet = {
 };
 
 export const authSettingsGroups: SettingsGroup[] = [sessionSettings, publishSettings, ssoSettings];
-export const authMigrations: MigrationSet[] = [accountsMigrations, publishMigrations];
+export const authMigrations: MigrationSet[] = [accountsMigrations, publishMigrations, ssoMigrations];
 
 export interface AuthModule {
   resolver: CredentialResolver;
@@ -42,8 +44,8 @@ const PURGE_EVERY_MS = 3_600_000;
 
 /**
  * Accounts (passwords, UI sessions, second factors, read tokens, audit route) and
- * publishing, sharing one failed-attempt limiter. SSO (OIDC sign-in) will add its
- * routes next to `loginRoutes` and create sessions through the same `UiSessionStore`.
+ * publishing, sharing one failed-attempt limiter. SSO (OIDC sign-in, `src/sso`) creates
+ * its sessions through the same `UiSessionStore`.
  */
 export function createAuth(ctx: CoreContext): AuthModule {
   const failures = failedAttemptLimiter();
@@ -53,6 +55,7 @@ export function createAuth(ctx: CoreContext): AuthModule {
   const pending = new PendingLogins();
   const tokens = new ReadTokenStore(ctx);
   const publishing = createPublishing(ctx, { proof, failures });
+  const sso = createSso(ctx, { sessions });
   let timer: NodeJS.Timeout | undefined;
   const purge = () => {
     try {
@@ -65,11 +68,12 @@ export function createAuth(ctx: CoreContext): AuthModule {
     resolver: credentialResolver(ctx, { publish: publishing.verifier, failures, sessions, tokens }),
     routes: [
       loginRoutes({ ctx, factors, sessions, pending, failures }),
-      userRoutes(ctx, proof, sessions),
+      userRoutes(ctx, proof, sessions, { onDisabled: (user) => publishing.endSessionsOf(user.id) }),
       securityRoutes(ctx, factors, sessions),
       tokenRoutes(ctx, tokens),
       auditRoutes(ctx),
       publishing.routes,
+      sso.routes,
     ],
     bootstrapAdmin: (given, print) => bootstrapAdmin(ctx, given, print),
     start() {

@@ -7,7 +7,7 @@ export const sessionSettings = defineSettings({
   label: 'Sign-in',
   settings: [
     { key: 'cookie.secure', type: 'bool', default: true, label: 'Secure cookie', help: 'Send the session cookie only over HTTPS. Turn off only for plain-HTTP test setups.' },
-    { key: 'session_ttl', type: 'duration', default: '168h', label: 'Sign-in lifetime', help: 'Absolute lifetime of a UI sign-in.', min: 60_000 },
+    { key: 'session_ttl', type: 'duration', default: '168h', label: 'Sign-in lifetime', help: 'Absolute lifetime of a UI sign-in. At most 8760h (a year).', min: 60_000, max: 8760 * HOUR },
     { key: 'admin_password_login', type: 'bool', default: true, label: 'Admin password sign-in', help: 'When off, local admins cannot sign in to the UI with a password (publishers still can). Needs SSO.' },
   ],
   validate(get): Record<string, string> {

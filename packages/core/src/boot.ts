@@ -64,7 +64,9 @@ export function readBootConfig(env: Record<string, string | undefined> = process
   const dev = env.TR_DEV !== undefined && env.TR_DEV !== '' && env.TR_DEV !== '0' && env.TR_DEV !== 'false';
   const dataDir = resolve(env.TR_DATA_DIR || './data');
   try {
-    mkdirSync(dataDir, { recursive: true });
+    // Password hashes, sealed secrets and the master key live here: not for other local users.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
   } catch (err) {
     throw new BootError(`TR_DATA_DIR: cannot create ${dataDir}: ${(err as Error).message}`);
   }

@@ -5,6 +5,7 @@ import type { MigrationSet } from './db/open.js';
 import type { SettingsGroup } from './settings/types.js';
 import type { FormatContext } from './context.js';
 import type { TroveEnv } from './http/env.js';
+import type { ImportInput, ImportResult } from './assets/import.js';
 
 export interface UsageSnippet {
   title: string;
@@ -48,6 +49,13 @@ export interface FormatDefinition<C extends Record<string, unknown> = Record<str
   usage?(input: UsageInput): UsageSnippet[];
   /** A repository of this format was created or its config changed. */
   onRepoChange?(repo: RepoRow, ctx: FormatContext): void | Promise<void>;
+  /**
+   * An internal writer (the mirror) imports a file: the format indexes it as its upload route
+   * would, or skips what it regenerates itself. Absent: a plain `assets.commit` (see assets/import.ts).
+   */
+  importAsset?(input: ImportInput, ctx: FormatContext): Promise<ImportResult>;
+  /** The import source deleted a file it had imported; absent: a plain `assets.delete`. */
+  removeImported?(input: { repo: RepoRow; path: string }, ctx: FormatContext): Promise<boolean>;
 }
 
 const NAME = /^[a-z][a-z0-9-]{1,31}$/;

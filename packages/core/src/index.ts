@@ -8,7 +8,8 @@ export type { Credential, CredentialRequest, CredentialResolver, PublishGrant } 
 export { ANONYMOUS } from './access/credential.js';
 export { denyAllResolver } from './access/deny-all.js';
 export { RepoAccess } from './access/repo-access.js';
-export { AuditLog, auditJson, type AuditEntry } from './audit/service.js';
+export { AuditLog, auditJson, type AuditEntry, type AuditFilter } from './audit/service.js';
+export { importAsset, removeImported, type ImportInput, type ImportResult } from './assets/import.js';
 export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnExisting } from './assets/service.js';
 export { RepoService, repoJson, REPO_NAME } from './repos/service.js';
 export { PermissionService } from './repos/permissions.js';
@@ -27,9 +28,9 @@ export { errorHandler, notFoundHandler, toTroveError } from './http/error-mapper
 export { clientIp, proxyMatcher } from './http/client-ip.js';
 export { credentials } from './http/credentials.js';
 export { csrfGuard } from './http/csrf.js';
-export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules } from './http/guards.js';
+export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules, basicCredentialRules, type BasicCredentialRule } from './http/guards.js';
 export { readBody, readJson, readJsonObject } from './http/json-body.js';
-export { pageLimit, encodeCursor, decodeCursor, page, isString, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
+export { pageLimit, encodeCursor, decodeCursor, page, isString, listQuery, pageInMemory, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
 export { serveAsset, serveBytes, parseRange, notModified, redirectOption, type Representation, type ServeOptions } from './http/serve-blob.js';
 export { receiveUpload } from './http/upload.js';
 export { mountFormat } from './http/mount.js';
@@ -40,3 +41,5 @@ export { parseRepoPath } from './http/repo-path.js';
 export { jsonClientErrors } from './http/client-error.js';
 export { listen } from './http/listen.js';
 export { createStorage, MOVE_KIND, GC_KIND, moveJson, type Storage } from './storage/index.js';
+export { isActiveContentType, inertContentType, contentHeaders } from './http/active-content.js';
+export { FORMAT_SECURITY_HEADERS } from './http/format-headers.js';

@@ -16,6 +16,7 @@ export const noteFormat = defineFormat({
   usage: ({ baseUrl, repo }) => [{ title: 'Read', lang: 'shell', code: `curl ${baseUrl}/note/${repo.name}/x` }],
 });
 
+/** `adminpw` and `alicepw` stand for full UI sessions: a Basic password alone would only read. */
 export async function coreServer(env: Record<string, string> = {}) {
   let admin!: Credential;
   let alice!: Credential;
@@ -23,8 +24,8 @@ export async function coreServer(env: Record<string, string> = {}) {
     formats: [noteFormat],
     env,
     setup: (ctx: CoreContext) => {
-      admin = { type: 'user', via: 'password', user: ctx.users.create({ username: 'admin', isAdmin: true }) };
-      alice = { type: 'user', via: 'password', user: ctx.users.create({ username: 'alice' }) };
+      admin = { type: 'user', via: 'session', user: ctx.users.create({ username: 'admin', isAdmin: true }) };
+      alice = { type: 'user', via: 'session', user: ctx.users.create({ username: 'alice' }) };
       ctx.credentials.resolver = staticResolver({ adminpw: () => admin, alicepw: () => alice });
     },
   });

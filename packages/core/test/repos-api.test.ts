@@ -45,7 +45,7 @@ describe('repositories API', () => {
   it('shows each caller only the repositories it can read', async () => {
     s = await coreServer();
     await seed(s);
-    const names = async (h: Record<string, string> = {}) => (await (await fetch(`${s.url}/api/repos`, { headers: h })).json()).map((r: any) => r.name);
+    const names = async (h: Record<string, string> = {}) => (await (await fetch(`${s.url}/api/repos`, { headers: h })).json()).items.map((r: any) => r.name);
     expect(await names()).toEqual(['public']);
     expect(await names(auth('alicepw'))).toEqual(['public']);
     expect(await names(auth('adminpw'))).toEqual(['private', 'public']);

@@ -20,6 +20,8 @@ export function debianApiRoutes(ctx: FormatContext) {
     const armored = body.armored;
     if (armored !== undefined && armored !== null && typeof armored !== 'string') throw badRequest('armored must be a string');
     const key = await keys().replace(armored || undefined);
+    // The fingerprint only: the key itself is a secret.
+    ctx.audit.recordFor(c, { action: 'signing_key.replace', detail: { fingerprint: key.fingerprint, generated: !armored } });
     return c.json(answer(key));
   });
 

@@ -10,6 +10,8 @@ export const debianConfigSchema = z
       .max(32),
     origin: z.string().regex(/^[^\n]{1,128}$/).optional(),
     label: z.string().regex(/^[^\n]{1,128}$/).optional(),
+    /** The distribution imported packages join (a mirrored Nexus apt repository has exactly one); default `stable`. */
+    distribution: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/).refine((d) => d !== 'by-hash', 'reserved name').optional(),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineFormat, invalidSettings, type CoreContext, type MigrationSet } from '@trove/core';
 import { debianApiRoutes } from './api.js';
+import { importDeb, removeImportedDeb } from './import.js';
 import { debianConfigSchema, defaultDebianConfig, type DebianConfig } from './config.js';
 import { debianRoutes } from './routes.js';
 import { debianSettings } from './settings.js';
@@ -53,6 +54,8 @@ export const debianFormat = defineFormat<DebianConfig>({
     return { pending: debianState(ctx).store.pending(repo.id) };
   },
   usage: debianUsage,
+  importAsset: importDeb,
+  removeImported: removeImportedDeb,
   onRepoChange(repo, ctx) {
     // New architectures, origin or label: every distribution of the repository is rebuilt.
     const state = debianState(ctx);

@@ -63,6 +63,9 @@ export class DebianStore {
     const p = (q: string) => this.sql.prepare(q);
     this.s = {
       packageByIdentity: p('SELECT * FROM deb_packages WHERE repo_id = ? AND package = ? AND version = ? AND architecture = ?'),
+      packageByFilename: p('SELECT * FROM deb_packages WHERE repo_id = ? AND filename = ?'),
+      entriesOf: p('SELECT dist, component FROM deb_entries WHERE package_id = ?'),
+      deletePackage: p('DELETE FROM deb_packages WHERE id = ?'),
       insertPackage: p(
         `INSERT INTO deb_packages (repo_id, package, version, architecture, filename, size, md5, sha256, control, created_at)
          VALUES (@repoId, @package, @version, @architecture, @filename, @size, @md5, @sha256, @control, @createdAt)
@@ -157,6 +160,22 @@ export class DebianStore {
       const entry = this.s.insertEntry.run(repoId, dist, component, stored.id).changes > 0;
       if (entry) this.s.markDirty.run(repoId, dist, component, row.architecture, row.package, row.version);
       return { stored, createdPackage: created, createdEntry: entry };
+    }).immediate();
+  }
+
+  /**
+   * Removes a package (by pool file) from every distribution it is in, in one transaction, and
+   * queues the affected segments; entries go with the row (ON DELETE CASCADE). Used when an
+   * import source deleted the file. Returns false when no package has that file.
+   */
+  removePackageFile(repoId: number, filename: string): boolean {
+    return this.sql.transaction(() => {
+      const row = this.s.packageByFilename.get(repoId, filename) as PackageRow | undefined;
+      if (!row) return false;
+      const entries = this.s.entriesOf.all(row.id) as { dist: string; component: string }[];
+      this.s.deletePackage.run(row.id);
+      for (const e of entries) this.s.markDirty.run(repoId, e.dist, e.component, row.architecture, row.package, row.version);
+      return true;
     }).immediate();
   }
 

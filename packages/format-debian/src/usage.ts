@@ -28,6 +28,11 @@ export function debianUsage({ baseUrl, repo }: UsageInput): UsageSnippet[] {
   snippets.push(
     { title: 'Install a package', lang: 'shell', code: 'sudo apt-get update\nsudo apt-get install hello' },
     {
+      title: 'Upload a package with the trove CLI (it opens and closes the publish session)',
+      lang: 'shell',
+      code: `npm install -g ${baseUrl}/downloads/trove-cli.tgz   # once\ntrove login ${baseUrl}                                # once per machine (CI: --oidc)\ntrove upload ${repo.name} ./hello_1.0_amd64.deb --dist stable --component main`,
+    },
+    {
       title: 'Upload a package to a distribution and component (needs a publish session token)',
       lang: 'shell',
       code: `curl -fsS -u "ci:$TROVE_PUBLISH_TOKEN" -T ./hello_1.0_amd64.deb ${url}/upload/stable/main`,

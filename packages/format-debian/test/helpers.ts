@@ -95,7 +95,7 @@ export async function debServer(opts: DebServerOptions = {}): Promise<TestServer
         'pub-other': publish('other'),
         alice: { type: 'user', via: 'password', user: alice },
         bob: { type: 'user', via: 'password', user: bob },
-        admin: { type: 'user', via: 'password', user: admin },
+        admin: { type: 'user', via: 'session', user: admin },
       });
     },
   });

@@ -23,7 +23,7 @@ async function server(opts: { keys?: SigningKeysOptions; dataDir?: string; maste
     setup: (ctx: CoreContext) => {
       debianState(ctx, { keys: opts.keys });
       const admin = ctx.users.byName('root') ?? ctx.users.create({ username: 'root', isAdmin: true });
-      ctx.credentials.resolver = staticResolver({ admin: { type: 'user', via: 'password', user: admin } });
+      ctx.credentials.resolver = staticResolver({ admin: { type: 'user', via: 'session', user: admin } });
     },
   });
   servers.push(s);

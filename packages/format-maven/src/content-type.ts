@@ -1,4 +1,10 @@
-/** Content types Maven Central answers with; anything else is octet-stream. */
+import { inertContentType } from '@trove/core';
+
+/**
+ * Content types Maven Central answers with; anything else is octet-stream. POMs and XML go out
+ * as `text/plain` rather than `text/xml` (docs/decisions.md): Maven and Gradle ignore the type,
+ * a browser shows the text, and an XHTML `<script>` in a POM can never run on Trove's origin.
+ */
 const TYPES: Record<string, string> = {
   jar: 'application/java-archive',
   war: 'application/java-archive',
@@ -21,5 +27,5 @@ const TYPES: Record<string, string> = {
 
 export function contentTypeOf(path: string): string {
   const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
-  return TYPES[ext] ?? 'application/octet-stream';
+  return inertContentType(TYPES[ext] ?? 'application/octet-stream');
 }

@@ -57,6 +57,25 @@ const builder = new XMLBuilder({ ...XML_OPTIONS, format: true, indentBy: '  ', s
 /** Bigger than any real metadata file (thousands of versions fit in a few hundred KiB). */
 export const MAX_METADATA_BYTES = 16 * 1024 * 1024;
 
+/** Real metadata nests five deep (metadata/versioning/snapshotVersions/snapshotVersion/value). */
+const MAX_DEPTH = 32;
+/** Element names that would become object keys reaching a prototype once parsed. */
+const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Checks the element names and nesting depth before any parser sees the document: the
+ * parsers recurse per level (200,000 nested tags overflow the stack) and map element names
+ * onto object keys. A tag scan is enough here because DTDs, and so entities, are refused first.
+ */
+function refuseHostileShape(text: string): void {
+  let depth = 0;
+  for (const m of text.matchAll(/<(\/?)([^\s/>!?]+)[^>]*?(\/?)>/g)) {
+    if (FORBIDDEN_NAMES.has(m[2]!.toLowerCase())) throw badRequest(`maven-metadata.xml: element <${m[2]}> is not allowed`);
+    if (m[1]) depth--;
+    else if (!m[3] && ++depth > MAX_DEPTH) throw badRequest(`maven-metadata.xml: elements nest deeper than ${MAX_DEPTH} levels`);
+  }
+}
+
 /**
  * Parses maven-metadata.xml. Refuses DTDs and entity declarations outright (XXE, billion
  * laughs): Maven never writes them, so a document that has one is not ours to interpret.
@@ -64,9 +83,15 @@ export const MAX_METADATA_BYTES = 16 * 1024 * 1024;
 export function parseMetadata(xml: string): MetadataDoc {
   const text = xml.replace(/^\uFEFF/, '');
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw badRequest('maven-metadata.xml must not contain a DTD or entity declarations');
+  refuseHostileShape(text);
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw badRequest(`maven-metadata.xml is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
-  const root = parser.parse(text) as XmlRoot;
+  let root: XmlRoot;
+  try {
+    root = parser.parse(text) as XmlRoot;
+  } catch (err) {
+    throw badRequest(`maven-metadata.xml could not be read: ${(err as Error).message}`);
+  }
   const doc = root.metadata;
   if (!doc || typeof doc !== 'object') throw badRequest('maven-metadata.xml must have a <metadata> root element');
   for (const k of ['groupId', 'artifactId', 'version'] as const) {

@@ -9,6 +9,9 @@ export function mavenUsage({ baseUrl, repo }: UsageInput): UsageSnippet[] {
   const url = `${baseUrl}/maven/${repo.name}`;
   const id = `trove-${repo.name}`;
   const needsRead = !repo.anonymousRead;
+  // Once per machine: install the CLI from this server and enroll the machine's key (in CI: --oidc instead of login).
+  const cliSetup = `npm install -g ${baseUrl}/downloads/trove-cli.tgz   # once
+trove login ${baseUrl}                                # once per machine`;
   const readServer = needsRead
     ? `
     <server>
@@ -79,9 +82,10 @@ ${pad}}`;
 </distributionManagement>`,
     },
     {
-      title: 'Maven: deploy (TROVE_PUBLISH_TOKEN holds a publish session token)',
+      title: 'Maven: deploy (the trove CLI opens a publish session and sets TROVE_PUBLISH_TOKEN)',
       lang: 'shell',
-      code: `TROVE_PUBLISH_TOKEN=trs_... mvn deploy`,
+      code: `${cliSetup}
+trove exec --repo ${repo.name} -- mvn deploy`,
     },
     {
       title: 'Gradle Kotlin: settings.gradle.kts (Gradle plugins from this repository)',
@@ -172,9 +176,10 @@ publishing {
 }`,
     },
     {
-      title: 'Gradle: publish (TROVE_PUBLISH_TOKEN holds a publish session token)',
+      title: 'Gradle: publish (the trove CLI opens a publish session and sets TROVE_PUBLISH_TOKEN)',
       lang: 'shell',
-      code: `TROVE_PUBLISH_TOKEN=trs_... ./gradlew publish`,
+      code: `${cliSetup}
+trove exec --repo ${repo.name} -- ./gradlew publish`,
     },
   ];
 }

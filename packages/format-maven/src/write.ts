@@ -165,9 +165,9 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
         const merged = mergeMetadata(doc, stored, isArtifactLevel(doc, p.dir) ? indexedVersions(ctx.assets, repo, p.dir, doc.artifactId!) : []);
         if (merged.changed) {
           await file.dispose();
-          r = await ctx.assets.commitBytes({ repo, path: p.path, bytes: serializeMetadata(merged.doc), contentType: 'text/xml', uploader, onExisting: 'replace' });
+          r = await ctx.assets.commitBytes({ repo, path: p.path, bytes: serializeMetadata(merged.doc), contentType: contentTypeOf(p.path), uploader, onExisting: 'replace' });
         } else {
-          r = await ctx.assets.commit({ repo, path: p.path, file, contentType: 'text/xml', uploader, onExisting: 'replace' });
+          r = await ctx.assets.commit({ repo, path: p.path, file, contentType: contentTypeOf(p.path), uploader, onExisting: 'replace' });
         }
       } finally {
         await file.dispose();

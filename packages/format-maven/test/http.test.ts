@@ -403,6 +403,10 @@ describe('maven format: usage', () => {
     expect(all).toContain('${env.TROVE_PUBLISH_TOKEN}');
     expect(all).toContain('System.getenv("TROVE_PUBLISH_TOKEN")');
     expect(all).toContain('pluginManagement');
+    // The CLI, installed from this server, opens the session and sets TROVE_PUBLISH_TOKEN.
+    expect(all).toContain(`npm install -g ${s.url}/downloads/trove-cli.tgz`);
+    expect(all).toContain('trove exec --repo private -- mvn deploy');
+    expect(all).toContain('trove exec --repo private -- ./gradlew publish');
     expect(all).not.toMatch(/trs_[A-Za-z0-9]{8}|trp_[A-Za-z0-9]{8}/);
     const open = await (await fetch(`${s.url}/api/repos/releases/usage`)).json();
     expect(open.snippets.map((x: { code: string }) => x.code).join('\n')).not.toContain('TROVE_TOKEN}');

@@ -76,6 +76,11 @@ export const rawFormat = defineFormat({
     const url = `${baseUrl}/raw/${repo.name}`;
     const auth = repo.anonymousRead ? '' : ' -u "reader:$TROVE_TOKEN"';
     return [
+      {
+        title: 'Upload a file with the trove CLI (it opens and closes the publish session)',
+        lang: 'shell',
+        code: `npm install -g ${baseUrl}/downloads/trove-cli.tgz   # once\ntrove login ${baseUrl}                                # once per machine (CI: --oidc)\ntrove upload ${repo.name} ./file.tar.gz path/to/file.tar.gz   # -> ${url}/path/to/file.tar.gz`,
+      },
       { title: 'Upload a file (needs a publish session token)', lang: 'shell', code: `curl -fsS -u "ci:$TROVE_PUBLISH_TOKEN" -T ./file.tar.gz ${url}/path/to/file.tar.gz` },
       { title: 'Download a file', lang: 'shell', code: `curl -fsSL${auth} -o file.tar.gz ${url}/path/to/file.tar.gz` },
       { title: 'Check a file without downloading it', lang: 'shell', code: `curl -fsSI${auth} ${url}/path/to/file.tar.gz` },

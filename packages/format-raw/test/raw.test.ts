@@ -205,5 +205,7 @@ describe('raw format: usage', () => {
     expect(u.snippets.length).toBeGreaterThan(1);
     for (const sn of u.snippets) expect(sn.code).toContain(`${s.url}/raw/files`);
     expect(JSON.stringify(u)).toMatch(/\$TROVE_PUBLISH_TOKEN/);
+    expect(u.snippets[0].code).toContain(`npm install -g ${s.url}/downloads/trove-cli.tgz`);
+    expect(u.snippets[0].code).toContain('trove upload files ./file.tar.gz path/to/file.tar.gz');
   });
 });

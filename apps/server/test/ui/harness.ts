@@ -81,9 +81,21 @@ export function uiSuite(env: Record<string, string> = {}) {
 }
 
 export const basicAuth = (user: string, password: string) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
-export const adminHeaders = { Authorization: basicAuth(ADMIN.username, ADMIN.password), 'Content-Type': 'application/json' };
 
-export async function api<T = unknown>(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = adminHeaders): Promise<T> {
+const adminSessions = new Map<string, Promise<SignedIn>>();
+
+/**
+ * The bootstrap admin signed in over the API with a TOTP authenticator, once per server: a
+ * password over HTTP Basic only reads, so the harness's admin changes need a full UI session.
+ */
+export function adminSession(base: string): Promise<SignedIn> {
+  if (!adminSessions.has(base)) adminSessions.set(base, signInWithTotp(base, ADMIN.username, ADMIN.password));
+  return adminSessions.get(base)!;
+}
+
+/** One API call; without `headers`, as the signed-in bootstrap admin. */
+export async function api<T = unknown>(base: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T> {
+  headers ??= { Cookie: (await adminSession(base)).cookie };
   const r = await fetch(`${base}${path}`, { method, headers: { 'Content-Type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await r.text();
   if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);

@@ -90,6 +90,8 @@ describe('publishing in the browser', () => {
     const enroll = await api<{ user_code: string; device_code: string }>(server.base, 'POST', '/api/devices/enroll', { name: 'paul-ci-box', kind: 'maven', public_key: key.publicKey }, {});
     await page.goto(`${server.base}/#/publishing?user_code=${enroll.user_code}`);
     await page.getByTestId('pending-device').waitFor();
+    // The page tells how to get the CLI from this very server.
+    await page.getByText(`npm install -g ${server.base}/downloads/trove-cli.tgz`).waitFor();
     await page.getByRole('button', { name: 'Approve with a passkey' }).click();
     await page.getByText('Return to your terminal').waitFor();
     const row = page.getByRole('row', { name: /paul-ci-box/ });

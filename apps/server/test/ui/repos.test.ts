@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, api, basicAuth, createUser, screenshot, signInWithTotp, totpCode, uiSuite, useSession, type SignedIn } from './harness.js';
+import { adminSession, ADMIN, api, basicAuth, createUser, screenshot, signInWithTotp, totpCode, uiSuite, useSession, type SignedIn } from './harness.js';
 
 // a slow index rebuild, so the page can be seen while it is pending
 const server = uiSuite({ TR_DEB_DEBOUNCE: '4s' });
 let admin: SignedIn;
 beforeAll(async () => {
-  admin = await signInWithTotp(server.base, ADMIN.username, ADMIN.password);
+  admin = await adminSession(server.base);
 });
 
 const PATH = 'dist/app/1.0.0/app-1.0.0.tar.gz';

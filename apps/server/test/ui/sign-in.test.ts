@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { addVirtualAuthenticator } from './browser.js';
-import { ADMIN, createUser, screenshot, totpCode, uiSuite } from './harness.js';
+import { createUser, screenshot, totpCode, uiSuite } from './harness.js';
 
 const server = uiSuite();
+const NEW_ADMIN = { username: 'ada', password: 'ada admin password' };
 
 describe('sign-in in the browser', () => {
-  it('takes the bootstrap admin from a first sign-in through TOTP setup, then signs in with a code', async () => {
+  it('takes a new admin from a first sign-in through TOTP setup, then signs in with a code', async () => {
+    // Not the bootstrap admin: the harness signs that one in over the API to create users.
+    await createUser(server.base, NEW_ADMIN.username, NEW_ADMIN.password, true);
     const browser = await server.browser();
     const page = await browser.context.newPage();
     await page.goto(`${server.base}/#/publishing`);
     // anonymous: sent to sign-in, and back to the page afterwards
-    await page.getByLabel('User name').fill(ADMIN.username);
-    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByLabel('User name').fill(NEW_ADMIN.username);
+    await page.getByLabel('Password').fill(NEW_ADMIN.password);
     await page.getByRole('button', { name: 'Continue' }).click();
 
     // no second factor yet: the setup-only session goes straight to setting one up
@@ -30,8 +33,8 @@ describe('sign-in in the browser', () => {
 
     // sign out, then sign in again: password, then a fresh code (the next step; this one is spent)
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('User name').fill(ADMIN.username);
-    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByLabel('User name').fill(NEW_ADMIN.username);
+    await page.getByLabel('Password').fill(NEW_ADMIN.password);
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByLabel('6-digit code from your authenticator app').fill('000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -40,7 +43,7 @@ describe('sign-in in the browser', () => {
     await page.getByLabel('6-digit code from your authenticator app').fill(totpCode(secret!, 1));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Repositories', level: 1 }).waitFor();
-    await page.locator('.who .user', { hasText: ADMIN.username }).waitFor();
+    await page.locator('.who .user', { hasText: NEW_ADMIN.username }).waitFor();
   }, 60_000);
 
   it('registers a passkey through a virtual authenticator, signs in with it, then once with a downloaded recovery code', async () => {

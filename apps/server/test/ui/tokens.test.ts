@@ -36,8 +36,8 @@ describe('read tokens in the browser', () => {
 
   it('pages a long token list with the API cursor', async () => {
     await createUser(server.base, 'pat', 'pat long password');
-    for (let i = 0; i < 55; i++) await api(server.base, 'POST', '/api/tokens', { name: `ci-${String(i).padStart(2, '0')}` }, { Authorization: basicAuth('pat', 'pat long password') });
     const session = await signInWithTotp(server.base, 'pat', 'pat long password');
+    for (let i = 0; i < 55; i++) await api(server.base, 'POST', '/api/tokens', { name: `ci-${String(i).padStart(2, '0')}` }, { Cookie: session.cookie });
     const browser = await server.browser();
     await useSession(browser.context, server.base, session);
     const page = await browser.context.newPage();

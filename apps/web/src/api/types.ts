@@ -128,3 +128,166 @@ export interface CreatedSession {
 
 /** A fresh second-factor check for approvals and manual sessions (recovery codes are refused). */
 export type FreshProof = { totp_code: string } | { passkey: unknown };
+
+/** `GET /api/settings` item (SPEC "Settings item"). A secret's value is only `{set}`. */
+export type SettingType = 'string' | 'bool' | 'int' | 'duration' | 'list';
+export type SettingValue = string | boolean | number | string[];
+export interface SettingItem {
+  key: string;
+  env: string | null;
+  group: string;
+  label: string;
+  help: string;
+  type: SettingType;
+  options: string[] | null;
+  secret: boolean;
+  value: SettingValue | { set: boolean };
+  default: SettingValue | { set: boolean };
+  source: 'db' | 'env' | 'default';
+  locked: boolean;
+  read_only: boolean;
+}
+export interface SettingsGroup {
+  name: string;
+  label: string;
+  settings: SettingItem[];
+}
+export interface SettingsAnswer {
+  groups: SettingsGroup[];
+}
+
+/** SPEC "Storage move". */
+export interface StorageMove {
+  id: string;
+  state: 'copying' | 'done' | 'failed' | 'cancelled';
+  total: number;
+  copied: number;
+  skipped: number;
+  failed: number;
+  error: string | null;
+  started_at: string;
+  finished_at: string | null;
+  target: Record<string, unknown> | string | null;
+}
+export interface MoveFailure {
+  asset_id: string | number;
+  key: string;
+  reason: string;
+}
+
+export interface SigningKey {
+  public_key: string;
+  fingerprint: string;
+}
+
+/** SPEC "Trust policy" plus the stored record's id and times. */
+export interface TrustInput {
+  name: string;
+  issuer: string;
+  audience: string;
+  claims: Record<string, string[]>;
+  jwks: string;
+  repos: string[];
+  disabled: boolean;
+}
+export interface Trust extends TrustInput {
+  id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  action: string;
+  actor: string;
+  ip: string;
+  target: string;
+  detail: Record<string, unknown>;
+}
+
+export interface PublishLogEntry extends PublishSession {
+  user: string | null;
+  trust: { id: string | null; name: string | null } | null;
+  claims: Record<string, string> | null;
+}
+
+export interface DiskSpace {
+  path: string;
+  free_bytes: number;
+  total_bytes: number;
+}
+export interface SystemInfo {
+  version: string;
+  uptime_seconds: number;
+  started_at: string;
+  storage: { backend: string; location: string; driver: string };
+  repositories: number;
+  files: number;
+  bytes: number;
+  database_bytes: number | null;
+  disk: { data_dir: DiskSpace | null; blob_root: DiskSpace | null };
+}
+
+/**
+ * External source (mirror) shapes. The SPEC names only some fields ("not shown beyond the
+ * items above"); the rest are read defensively, so a missing one shows as a dash.
+ */
+export interface MirrorRemoteRepo {
+  name: string;
+  format: string;
+  type: string;
+  distribution?: string;
+  /** The Trove repository it is mapped to; '' when unmapped. */
+  target?: string | null;
+  create?: boolean;
+  /** False for proxies, groups and formats Trove does not mirror, with `reason` saying why. */
+  mappable?: boolean;
+  reason?: string;
+}
+export interface MirrorSource {
+  id: string;
+  name: string;
+  base_url: string;
+  username: string;
+  state?: string;
+  cut_over?: boolean;
+  cut_over_at?: string | null;
+  created_at?: string;
+  repos?: MirrorRemoteRepo[];
+  syncing?: boolean;
+  mapping?: { source_repo: string; target: string; create?: boolean }[];
+  mappings?: { source_repo: string; target: string; create?: boolean }[];
+  mirror_error?: string | null;
+  last_sync?: MirrorSync | null;
+}
+export interface MirrorSyncRepo {
+  source_repo: string;
+  target: string;
+  total?: number;
+  imported?: number;
+  skipped?: number;
+  failed?: number;
+  state?: string;
+  error?: string;
+}
+export interface MirrorSync {
+  id: string;
+  source_id?: string;
+  state: string;
+  /** What started it: `manual`, `schedule`, `cutover`... */
+  trigger?: string;
+  started_at: string;
+  finished_at?: string | null;
+  error?: string | null;
+  repos?: MirrorSyncRepo[];
+  total?: number;
+  imported?: number;
+  skipped?: number;
+  failed?: number;
+}
+export interface MirrorFailure {
+  source_repo?: string;
+  path: string;
+  reason: string;
+}

@@ -5,6 +5,7 @@ import { attemptKeys, type LoginMethod, type SecondFactors } from '../second-fac
 import { clearLoginCookie, clearSessionCookie, loginCookie, sessionCookie, setLoginCookie, setSessionCookie } from '../sessions/cookies.js';
 import type { PendingLogins } from '../sessions/pending-logins.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
+import { adminPasswordAllowed, ssoConfig } from '../sso/config.js';
 import { meJson } from './me.js';
 import { verifyUserPassword } from './passwords.js';
 
@@ -34,11 +35,13 @@ export function loginRoutes({ ctx, factors, sessions, pending, failures }: Login
     return c.json(meJson(user, factors));
   };
 
+  const setting = (key: string) => ctx.settings.get(key);
+
   app.get('/auth/config', (c) =>
     c.json({
       password_login: true,
-      oidc: ctx.settings.string('oidc.issuer') !== '',
-      admin_password_login: ctx.settings.bool('admin_password_login'),
+      oidc: ssoConfig(setting) !== null,
+      admin_password_login: adminPasswordAllowed(setting),
     }),
   );
 
@@ -46,16 +49,18 @@ export function loginRoutes({ ctx, factors, sessions, pending, failures }: Login
     const b = await body(c);
     if (typeof b.username !== 'string' || !b.username || typeof b.password !== 'string') throw badRequest('username and password are required');
     const ip = ipOf(c);
-    const keys = attemptKeys(ip, b.username);
-    failures.check(keys);
-    const user = ctx.users.byName(b.username);
-    const ok = await verifyUserPassword(b.password, user?.passwordHash, !!user && !user.disabled && user.kind === 'local');
-    if (!ok || !user) {
-      failures.fail(keys);
-      ctx.audit.record({ action: 'login.failed', actor: b.username.slice(0, 64), ip, target: b.username.slice(0, 64), detail: { reason: reasonOf(user) } });
-      throw unauthorized(user?.kind === 'oidc' ? 'this account signs in with SSO' : 'wrong user name or password', false);
-    }
-    if (user.isAdmin && !ctx.settings.bool('admin_password_login')) {
+    const username = b.username;
+    const password = b.password;
+    const user = await failures.limit(attemptKeys(ip, username), async () => {
+      const found = ctx.users.byName(username);
+      const ok = await verifyUserPassword(password, found?.passwordHash, !!found && !found.disabled && found.kind === 'local');
+      if (!ok || !found) {
+        ctx.audit.record({ action: 'login.failed', actor: username.slice(0, 64), ip, target: username.slice(0, 64), detail: { reason: reasonOf(found) } });
+        throw unauthorized(found?.kind === 'oidc' ? 'this account signs in with SSO' : 'wrong user name or password', false);
+      }
+      return found;
+    });
+    if (user.isAdmin && !adminPasswordAllowed(setting)) {
       ctx.audit.record({ action: 'login.refused', actor: user.username, ip, target: user.username, detail: { reason: 'admin_password_login is off' } });
       throw forbidden('administrators sign in with SSO');
     }
@@ -90,15 +95,16 @@ export function loginRoutes({ ctx, factors, sessions, pending, failures }: Login
     const b = await body(c);
     const given = (['totp_code', 'passkey', 'recovery_code'] as const).filter((k) => b[k] !== undefined && b[k] !== null);
     if (given.length !== 1) throw badRequest('send exactly one of totp_code, passkey or recovery_code');
-    let method: LoginMethod | null = null;
-    if (given[0] === 'totp_code' && factors.totp.verify(user.id, b.totp_code)) method = 'totp';
-    if (given[0] === 'recovery_code' && factors.recovery.consume(user.id, b.recovery_code)) method = 'recovery_code';
-    if (given[0] === 'passkey') {
-      const challenge = p.challenge;
-      p.challenge = undefined; // one assertion per challenge
-      if (challenge && (await factors.passkeys.verify(user, b.passkey, challenge))) method = 'passkey';
-    }
-    if (!method) factors.refuse(user, ip, 'login.second_factor_failed');
+    const method = await factors.attempt(user, ip, 'login.second_factor_failed', async (): Promise<LoginMethod | null> => {
+      if (given[0] === 'totp_code' && factors.totp.verify(user.id, b.totp_code)) return 'totp';
+      if (given[0] === 'recovery_code' && factors.recovery.consume(user.id, b.recovery_code)) return 'recovery_code';
+      if (given[0] === 'passkey') {
+        const challenge = p.challenge;
+        p.challenge = undefined; // one assertion per challenge
+        if (challenge && (await factors.passkeys.verify(user, b.passkey, challenge))) return 'passkey';
+      }
+      return null;
+    });
     pending.end(token);
     clearLoginCookie(ctx, c);
     ctx.log.info({ user: user.username, method }, 'signed in');

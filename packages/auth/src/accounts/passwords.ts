@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { TroveError } from '@trove/core';
 
 /**
  * scrypt with OWASP's recommended parameters (N=2^17, r=8, p=1: about 128 MiB and
@@ -11,9 +12,43 @@ const P = 1;
 const KEYLEN = 32;
 const maxmem = 256 * 1024 * 1024;
 
+/**
+ * Each hash holds 128 MiB for ~0.3 s, so a flood of sign-ins (many addresses, many names: the
+ * per-IP and per-name limits do not bound it) could exhaust memory. At most RUNNING hashes run
+ * at once and QUEUED wait; beyond that a check answers 503 with Retry-After at once, before any
+ * memory is taken. Cached password checks (resolver) never get here.
+ */
+const RUNNING = 4;
+const QUEUED = 16;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+export const hashingBusy = () =>
+  new TroveError(503, 'unavailable', 'too many password checks in progress, try again shortly', {}, { 'Retry-After': '1' });
+
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= RUNNING) {
+    if (waiting.length >= QUEUED) throw hashingBusy();
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else {
+    running++;
+  }
+  try {
+    return await work();
+  } finally {
+    // Hand the slot straight to the next waiter (running stays the same), or free it.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEYLEN, { N: n, r, p, maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
+  return withHashSlot(
+    () =>
+      new Promise((resolve, reject) =>
+        scrypt(password.normalize('NFKC'), salt, KEYLEN, { N: n, r, p, maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
+      ),
   );
 }
 

@@ -1,11 +1,10 @@
 import { Hono } from 'hono';
 import {
   badRequest,
-  decodeCursor,
   forbidden,
   isString,
+  listQuery,
   page,
-  pageLimit,
   readJsonObject,
   requireAdmin,
   requireUser,
@@ -22,7 +21,12 @@ import { meJson } from './me.js';
 import { checkPasswordStrength, hashPassword, verifyPassword } from './passwords.js';
 
 /** `GET /api/me`, `GET/POST /api/users`, `PATCH /api/users/{username}`. */
-export function userRoutes(ctx: CoreContext, proof: Pick<FreshProofVerifier, 'hasSecondFactor'>, sessions: UiSessionStore) {
+export function userRoutes(
+  ctx: CoreContext,
+  proof: Pick<FreshProofVerifier, 'hasSecondFactor'>,
+  sessions: UiSessionStore,
+  hooks: { onDisabled?: (user: UserRow) => void } = {},
+) {
   const app = new Hono<TroveEnv>();
   const limit = () => ctx.settings.int('max_json_bytes');
 
@@ -30,7 +34,7 @@ export function userRoutes(ctx: CoreContext, proof: Pick<FreshProofVerifier, 'ha
 
   app.get('/users', (c) => {
     requireAdmin(c);
-    const r = ctx.users.page({ after: decodeCursor(c.req.query('after'), isString), limit: pageLimit(c.req.query('limit')) });
+    const r = ctx.users.page({ ...listQuery(c, isString) });
     return c.json(page(r.items.map((u) => meJson(u, proof)), r.last));
   });
 
@@ -84,6 +88,8 @@ export function userRoutes(ctx: CoreContext, proof: Pick<FreshProofVerifier, 'ha
     const updated = ctx.users.update(target.id, set);
     // Their sessions already stopped matching (credentials version); drop the rows too.
     if (set.passwordHash || set.disabled) sessions.endStale(updated);
+    // Publish sessions end for good: re-enabling the user does not bring them back.
+    if (set.disabled) hooks.onDisabled?.(updated);
     // Field names only: never the password.
     ctx.audit.recordFor(c, { action: 'user.update', target: updated.username, detail: { fields: Object.keys(b).filter((k) => k !== 'current_password') } });
     // A password change ends every session of the user (credentials version); keep the

@@ -5,6 +5,7 @@ import type { PublishTokenVerifier } from '../contracts.js';
 import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { verifyPassword, verifyUserPassword } from '../accounts/passwords.js';
 import { SESSION_COOKIE } from '../sessions/cookies.js';
+import { adminPasswordAllowed } from '../sso/config.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
 import type { ReadTokenStore } from '../tokens/read-tokens.js';
 
@@ -41,24 +42,39 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
   const cacheKey = (u: UserRow, password: string) =>
     createHash('sha256').update(`${u.id}\0${u.credentialsVersion}\0${password}`).digest('hex');
 
-  const refuse = (keys: string[], ip: string, surface: 'api' | 'format', what: string, username = '', message = 'invalid credentials') => {
-    deps.failures.fail(keys);
+  /**
+   * With `admin_password_login` off (and SSO on), a local admin's password is no admin
+   * credential on `/api/`: the caller gets only what the account could do without the admin
+   * flag, so every admin check (`requireAdmin`, user changes, device admin) refuses it.
+   * Format routes keep reading as before: reads are no admin route.
+   */
+  const passwordUser = (user: UserRow, surface: 'api' | 'format'): Credential => {
+    if (surface === 'api' && user.isAdmin && !adminPasswordAllowed((k) => ctx.settings.get(k))) {
+      return { type: 'user', via: 'password', user: { ...user, isAdmin: false } };
+    }
+    return { type: 'user', via: 'password', user };
+  };
+
+  /** A failed check: audited, then 401. Counting it is `failures.limit`'s job (the 401 keeps its token). */
+  const refuse = (ip: string, surface: 'api' | 'format', what: string, username = '', message = 'invalid credentials') => {
     ctx.audit.record({ action: 'auth.failed', actor: username.slice(0, 64), ip, target: username.slice(0, 64), detail: { credential: what, surface } });
     return unauthorized(message, surface === 'format');
   };
 
-  async function publish(token: string, ip: string, surface: 'api' | 'format'): Promise<Credential> {
-    deps.failures.check([`ip:${ip}`]);
-    const grant = await deps.publish.verify(token);
-    if (!grant) throw refuse([`ip:${ip}`], ip, surface, 'publish token', '', 'invalid, closed or expired publish session');
-    return { type: 'publish', grant };
+  function publish(token: string, ip: string, surface: 'api' | 'format'): Promise<Credential> {
+    return deps.failures.limit([`ip:${ip}`], async () => {
+      const grant = await deps.publish.verify(token);
+      if (!grant) throw refuse(ip, surface, 'publish token', '', 'invalid, closed or expired publish session');
+      return { type: 'publish', grant } as const;
+    });
   }
 
-  function readToken(token: string, ip: string, surface: 'api' | 'format'): Credential {
-    deps.failures.check([`ip:${ip}`]);
-    const found = deps.tokens.verify(token);
-    if (!found) throw refuse([`ip:${ip}`], ip, surface, 'read token', '', 'invalid, expired or deleted read token');
-    return { type: 'user', via: 'read_token', user: found.user, credentialId: found.row.id };
+  function readToken(token: string, ip: string, surface: 'api' | 'format'): Promise<Credential> {
+    return deps.failures.limit([`ip:${ip}`], () => {
+      const found = deps.tokens.verify(token);
+      if (!found) throw refuse(ip, surface, 'read token', '', 'invalid, expired or deleted read token');
+      return { type: 'user', via: 'read_token', user: found.user, credentialId: found.row.id } as const;
+    });
   }
 
   /** A stale or unknown cookie is no credential at all: the caller is anonymous and may sign in again. */
@@ -82,31 +98,40 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
       if (scheme !== 'basic') throw unauthorized('unsupported authorization scheme', req.surface === 'format');
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      if (colon < 0) throw refuse([`ip:${req.ip}`], req.ip, req.surface, 'malformed basic');
+      if (colon < 0) {
+        deps.failures.fail([`ip:${req.ip}`]);
+        throw refuse(req.ip, req.surface, 'malformed basic');
+      }
       const username = decoded.slice(0, colon);
       const password = decoded.slice(colon + 1);
       if (password.startsWith('trs_')) return publish(password, req.ip, req.surface);
       if (password.startsWith('trp_')) return readToken(password, req.ip, req.surface);
 
-      const keys = [`ip:${req.ip}`, `user:${username.toLowerCase()}`];
-      deps.failures.check(keys);
       const user = ctx.users.byName(username);
-      if (!user || user.disabled || user.kind !== 'local') {
-        await verifyUserPassword(password, undefined, false);
-        throw refuse(keys, req.ip, req.surface, 'password', username);
+      const keys = [`ip:${req.ip}`, `user:${username.toLowerCase()}`];
+      const eligible = !!user && !user.disabled && user.kind === 'local';
+      const key = eligible ? cacheKey(user, password) : undefined;
+      // A password already proven (or being proven right now by an identical request) costs no
+      // attempt: Maven's parallel GETs must not use up the guessing budget or wait for it.
+      const until = key ? verified.get(key) : undefined;
+      if (until && until > Date.now()) return passwordUser(user!, req.surface);
+      const joined = key ? inflight.get(key) : undefined;
+      if (joined) {
+        if (!(await joined)) throw refuse(req.ip, req.surface, 'password', username);
+        return passwordUser(user!, req.surface);
       }
-      const key = cacheKey(user, password);
-      const until = verified.get(key);
-      if (until && until > Date.now()) return { type: 'user', via: 'password', user };
-      let check = inflight.get(key);
-      if (!check) {
-        check = verifyPassword(password, user.passwordHash).finally(() => inflight.delete(key));
+      return deps.failures.limit(keys, async () => {
+        if (!eligible || !key) {
+          await verifyUserPassword(password, undefined, false);
+          throw refuse(req.ip, req.surface, 'password', username);
+        }
+        const check = verifyPassword(password, user!.passwordHash).finally(() => inflight.delete(key));
         inflight.set(key, check);
-      }
-      if (!(await check)) throw refuse(keys, req.ip, req.surface, 'password', username);
-      if (verified.size > 10_000) verified.clear();
-      verified.set(key, Date.now() + PASSWORD_CACHE_MS);
-      return { type: 'user', via: 'password', user };
+        if (!(await check)) throw refuse(req.ip, req.surface, 'password', username);
+        if (verified.size > 10_000) verified.clear();
+        verified.set(key, Date.now() + PASSWORD_CACHE_MS);
+        return passwordUser(user!, req.surface);
+      });
     },
   };
 }

@@ -1,5 +1,15 @@
 import { Hono, type Context } from 'hono';
-import { badRequest, conflict, decodeCursor, effectiveBaseUrl, notFound, page, pageLimit, type CoreContext, type TroveEnv, type UserRow } from '@trove/core';
+import {
+  badRequest,
+  conflict,
+  effectiveBaseUrl,
+  listQuery,
+  notFound,
+  page,
+  type CoreContext,
+  type TroveEnv,
+  type UserRow,
+} from '@trove/core';
 import type { PublishingDeps } from '../contracts.js';
 import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { DeviceStore, ENROLL_TTL_S, parseEnrollment, POLL_INTERVAL_S } from './devices.js';
@@ -96,8 +106,7 @@ export function deviceRoutes({ ctx, deps, devices, sessions, enrollLimiter }: De
 
   app.get('/devices', (c) => {
     const { user } = requireSessionUser(c);
-    const limit = pageLimit(c.req.query('limit'));
-    const after = decodeCursor(c.req.query('after'), isCursor);
+    const { after, limit } = listQuery(c, isCursor);
     const res = devices.page({ userId: user.isAdmin ? undefined : user.id, after, limit });
     const names = new Map<string, string>();
     const nameOf = (id: string) => {

@@ -36,6 +36,15 @@ export function parseEnrollment(body: Record<string, unknown>): EnrollInput {
 }
 
 /**
+ * What a device may learn about itself (the poll and challenge answers): its name, kind and
+ * when it stops opening sessions. A device cannot read `/api/devices`, and `trove status`
+ * needs these; whoever knows the random 128-bit device id learns nothing more sensitive.
+ */
+export function ownRecord(d: DeviceRow, store: DeviceStore) {
+  return { device_id: d.id, name: d.name, kind: d.kind, expires_at: store.expiresAt(d).toISOString() };
+}
+
+/**
  * Device enrollment (RFC 8628 device authorization grant) and enrolled devices.
  * The state machine is SPEC "Device enrollment": pending -> approved -> delivered.
  */
@@ -75,7 +84,7 @@ export class DeviceStore {
   }
 
   /** RFC 8628 section 3.5: approved first, then expiry, then the polling rate. */
-  poll(deviceCode: string): { device_id: string } {
+  poll(deviceCode: string): ReturnType<typeof ownRecord> {
     const now = Date.now();
     const row = this.ctx.db.select().from(enrollments).where(eq(enrollments.deviceCodeHash, sha256hex(deviceCode))).get();
     if (!row) throw pollError('invalid_grant', 'unknown device_code');
@@ -87,7 +96,8 @@ export class DeviceStore {
         .set({ state: 'delivered', lastPollAt: new Date(now) })
         .where(and(eq(enrollments.id, row.id), eq(enrollments.state, 'approved')))
         .run();
-      if (res.changes === 1 && row.deviceId) return { device_id: row.deviceId };
+      const device = res.changes === 1 && row.deviceId ? this.get(row.deviceId) : undefined;
+      if (device) return ownRecord(device, this);
       throw pollError('invalid_grant', 'this device_code was already exchanged');
     }
     if (row.expiresAt.getTime() <= now) throw pollError('expired_token', 'the enrollment expired; enroll again');

@@ -60,6 +60,7 @@ export function createPublishing(ctx: CoreContext, deps: PublishingDeps): Publis
   return {
     routes,
     verifier: { verify: async (token) => sessions.verify(token) },
+    endSessionsOf: (userId) => void sessions.closeForUser(userId, 'user disabled'),
     start() {
       if (timer) return;
       purge();

@@ -1,11 +1,11 @@
 import { Hono, type Context } from 'hono';
 import { verifyAsync } from '@noble/ed25519';
 import {
-  decodeCursor,
+  badRequest,
   forbidden,
+  listQuery,
   notFound,
   page,
-  pageLimit,
   requireAdmin,
   unauthorized,
   type CoreContext,
@@ -15,12 +15,15 @@ import {
 } from '@trove/core';
 import type { PublishingDeps } from '../contracts.js';
 import { fromBase64url } from './crypto.js';
-import type { DeviceStore } from './devices.js';
+import { ownRecord, type DeviceStore } from './devices.js';
 import { body, freshProof, ipKey, ipOf, reqString, requirePublisher, requireSessionUser } from './http.js';
 import type { NonceStore } from './nonces.js';
 import { matchCiToken } from './oidc.js';
 import { isCursor } from '../paging.js';
-import { logJson, sessionJson, type SessionStore } from './sessions.js';
+import { logJson, sessionJson, type LogFilter, type SessionStore } from './sessions.js';
+import { filterParam } from '../audit/routes.js';
+
+const PROOFS = ['device', 'oidc', 'manual'] as const;
 import type { TrustStore } from './trusts.js';
 
 export interface SessionRouteParts {
@@ -40,11 +43,8 @@ export const signedMessage = (nonce: string, deviceId: string, repo: string) =>
 export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: SessionRouteParts): Hono<TroveEnv> {
   const app = new Hono<TroveEnv>();
 
-  /** A failed proof: counted per IP in the shared failed-attempt limiter, then 401. */
-  const refuse = (c: Context<TroveEnv>, message: string) => {
-    deps.failures.fail([ipKey(c)]);
-    return unauthorized(message, false);
-  };
+  /** A failed proof: 401, counted per IP by the `deps.failures.limit` attempt it runs in. */
+  const refuse = (_c: Context<TroveEnv>, message: string) => unauthorized(message, false);
 
   const repoFor = (name: string): RepoRow => {
     const repo = ctx.repos.byName(name);
@@ -60,49 +60,55 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
 
   app.post('/publish/challenge', async (c) => {
     const deviceId = reqString(await body(ctx, c), 'device_id', 64);
-    if (!devices.usable(deviceId)) throw notFound('unknown, revoked or expired device; enroll again');
-    return c.json({ nonce: nonces.issue(deviceId) });
+    const device = devices.usable(deviceId);
+    if (!device) throw notFound('unknown, revoked or expired device; enroll again');
+    // The device's own record rides along, so a client holding only its id (`trove status`)
+    // learns its name and expiry; nothing here is secret to whoever knows the random id.
+    return c.json({ nonce: nonces.issue(deviceId), ...ownRecord(device, devices) });
   });
 
   app.post('/publish/sessions', async (c) => {
     deps.failures.check([ipKey(c)]);
     const b = await body(ctx, c);
-    const deviceId = reqString(b, 'device_id', 64);
-    const repoName = reqString(b, 'repo', 64);
-    const nonce = reqString(b, 'nonce', 128);
-    const signature = reqString(b, 'signature', 128);
-    // The nonce is spent by this attempt whatever follows: one signature try per nonce.
-    if (!nonces.take(deviceId, nonce)) throw refuse(c, 'unknown, used or expired nonce; ask /api/publish/challenge again');
-    const device = devices.usable(deviceId);
-    if (!device) throw refuse(c, 'unknown, revoked or expired device');
-    const sig = fromBase64url(signature);
-    const key = fromBase64url(device.publicKey);
-    let ok = false;
-    if (sig && sig.length === 64 && key) {
-      try {
-        ok = await verifyAsync(sig, signedMessage(nonce, deviceId, repoName), key, { zip215: false });
-      } catch {
-        ok = false;
+    return deps.failures.limit([ipKey(c)], async () => {
+      const deviceId = reqString(b, 'device_id', 64);
+      const repoName = reqString(b, 'repo', 64);
+      const nonce = reqString(b, 'nonce', 128);
+      const signature = reqString(b, 'signature', 128);
+      // The nonce is spent by this attempt whatever follows: one signature try per nonce.
+      if (!nonces.take(deviceId, nonce)) throw refuse(c, 'unknown, used or expired nonce; ask /api/publish/challenge again');
+      const device = devices.usable(deviceId);
+      if (!device) throw refuse(c, 'unknown, revoked or expired device');
+      const sig = fromBase64url(signature);
+      const key = fromBase64url(device.publicKey);
+      let ok = false;
+      if (sig && sig.length === 64 && key) {
+        try {
+          ok = await verifyAsync(sig, signedMessage(nonce, deviceId, repoName), key, { zip215: false });
+        } catch {
+          ok = false;
+        }
       }
-    }
-    if (!ok) throw refuse(c, 'signature does not verify');
-    // Re-read after the await: a revocation that landed meanwhile must win.
-    if (!devices.usable(deviceId)) throw refuse(c, 'unknown, revoked or expired device');
-    const user = ctx.users.byId(device.userId);
-    if (!user || user.disabled) throw refuse(c, 'the device owner cannot sign in');
-    requirePublisher(user, deps.proof);
-    const repo = repoFor(repoName);
-    requireWriter(user, repo);
-    devices.touch(device.id);
-    const created = sessions.create({
-      repo: repo.name,
-      proof: 'device',
-      user,
-      actor: user.username,
-      device: { id: device.id, name: device.name },
-      notAfter: devices.expiresAt(device).getTime(),
+      if (!ok) throw refuse(c, 'signature does not verify');
+      // Re-read after the await: a revocation that landed meanwhile must win.
+      if (!devices.usable(deviceId)) throw refuse(c, 'unknown, revoked or expired device');
+      const user = ctx.users.byId(device.userId);
+      if (!user || user.disabled) throw refuse(c, 'the device owner cannot sign in');
+      requirePublisher(user, deps.proof);
+      const repo = repoFor(repoName);
+      requireWriter(user, repo);
+      devices.touch(device.id);
+      const created = sessions.create({
+        repo: repo.name,
+        format: repo.format,
+        proof: 'device',
+        user,
+        actor: user.username,
+        device: { id: device.id, name: device.name },
+        notAfter: devices.expiresAt(device).getTime(),
+      });
+      return c.json(created, 201);
     });
-    return c.json(created, 201);
   });
 
   app.post('/publish/sessions/oidc', async (c) => {
@@ -110,19 +116,15 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
     const b = await body(ctx, c);
     const token = reqString(b, 'token', 16 * 1024);
     const repoName = reqString(b, 'repo', 64);
-    let match;
-    try {
-      match = await matchCiToken(trusts, token, repoName);
-    } catch (e) {
-      if ((e as { status?: number }).status === 401) deps.failures.fail([ipKey(c)]);
-      throw e;
-    }
+    // Taken before the (possibly remote) key set check, so parallel guesses cannot all pass.
+    const match = await deps.failures.limit([ipKey(c)], () => matchCiToken(trusts, token, repoName));
     const repo = repoFor(repoName);
     // Verification awaited (remote key sets): if the policy changed meanwhile, its
     // sessions were just closed, so do not open one under the old terms.
     if (!trusts.unchanged(match.trust)) throw unauthorized('the trust policy changed while the token was checked; try again', false);
     const created = sessions.create({
       repo: repo.name,
+      format: repo.format,
       proof: 'oidc',
       user: null,
       actor: match.actor,
@@ -139,12 +141,12 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
     const repo = repoFor(reqString(b, 'repo', 64));
     requireWriter(user, repo);
     await freshProof(deps.proof, user, b, ipOf(c)); // 401 wrong, 429 limited (counted by the verifier)
-    return c.json(sessions.create({ repo: repo.name, proof: 'manual', user, actor: user.username }), 201);
+    return c.json(sessions.create({ repo: repo.name, format: repo.format, proof: 'manual', user, actor: user.username }), 201);
   });
 
   app.get('/publish/sessions', (c) => {
     const { user } = requireSessionUser(c);
-    const res = sessions.page({ userId: user.id, after: decodeCursor(c.req.query('after'), isCursor), limit: pageLimit(c.req.query('limit')) });
+    const res = sessions.page({ userId: user.id, ...listQuery(c, isCursor) });
     return c.json(page(res.items.map(sessionJson), res.last));
   });
 
@@ -160,7 +162,15 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
 
   app.get('/publish/log', (c) => {
     requireAdmin(c);
-    const res = sessions.page({ after: decodeCursor(c.req.query('after'), isCursor), limit: pageLimit(c.req.query('limit')) });
+    // `proof` is the log's "action": how the session was opened.
+    const proof = filterParam(c.req.query('proof'), 'proof');
+    if (proof && !PROOFS.includes(proof as never)) throw badRequest(`proof must be one of ${PROOFS.join(', ')}`);
+    const res = sessions.page({
+      ...listQuery(c, isCursor),
+      actor: filterParam(c.req.query('actor'), 'actor'),
+      proof: (proof || undefined) as LogFilter['proof'],
+      repo: filterParam(c.req.query('repo'), 'repo'),
+    });
     const names = new Map<string, string | null>();
     const nameOf = (id: string | null) => {
       if (!id) return null;

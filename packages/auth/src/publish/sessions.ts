@@ -7,10 +7,18 @@ import { sessions, type SessionRow } from './schema.js';
 /** SPEC "Publish log retention": expired sessions stay 30 days after expiry. */
 export const LOG_RETENTION_MS = 30 * 24 * 3_600_000;
 
-export type CloseReason = 'closed' | 'device revoked' | 'trust policy changed' | 'trust policy disabled' | 'trust policy deleted';
+export interface LogFilter {
+  actor?: string;
+  proof?: PublishGrant['proof'];
+  repo?: string;
+}
+
+export type CloseReason = 'closed' | 'device revoked' | 'trust policy changed' | 'trust policy disabled' | 'trust policy deleted' | 'user disabled';
 
 export interface NewSession {
   repo: string;
+  /** The repository's format, echoed in the answer so a client knows how to upload with a token that cannot read /api/repos. */
+  format: string;
   proof: PublishGrant['proof'];
   user: UserRow | null;
   actor: string;
@@ -26,6 +34,7 @@ export interface CreatedSession {
   id: string;
   token: string;
   repo: string;
+  format: string;
   expires_at: string;
 }
 
@@ -61,7 +70,7 @@ export class SessionStore {
       })
       .run();
     this.ctx.log.info({ session: id, repo: input.repo, proof: input.proof, actor: input.actor }, 'publish session opened');
-    return { id, token, repo: input.repo, expires_at: new Date(expiresAt).toISOString() };
+    return { id, token, repo: input.repo, format: input.format, expires_at: new Date(expiresAt).toISOString() };
   }
 
   /**
@@ -96,6 +105,11 @@ export class SessionStore {
     return this.closeWhere(eq(sessions.deviceId, deviceId), reason);
   }
 
+  /** Every open device or manual session of a user (disabled: re-enabling must not revive them). */
+  closeForUser(userId: string, reason: CloseReason): number {
+    return this.closeWhere(eq(sessions.userId, userId), reason);
+  }
+
   closeForTrust(trustId: string, reason: CloseReason): number {
     return this.closeWhere(eq(sessions.trustId, trustId), reason);
   }
@@ -111,9 +125,17 @@ export class SessionStore {
     return res.changes;
   }
 
-  /** Newest first, keyset-paged on (created_at, id). `userId` limits to one user's sessions. */
-  page(opts: { userId?: string; after?: Cursor; limit: number }): { items: SessionRow[]; last: Cursor | null } {
-    return newestFirstPage(this.ctx.db, sessions, opts.userId !== undefined ? [eq(sessions.userId, opts.userId)] : [], opts);
+  /**
+   * Newest first, keyset-paged on (created_at, id). `userId` limits to one user's sessions;
+   * the publish log's filters narrow by actor (user name or CI identity), proof and repository.
+   */
+  page(opts: { userId?: string; after?: Cursor; limit: number } & LogFilter): { items: SessionRow[]; last: Cursor | null } {
+    const conds: SQL[] = [];
+    if (opts.userId !== undefined) conds.push(eq(sessions.userId, opts.userId));
+    if (opts.actor) conds.push(eq(sessions.actor, opts.actor));
+    if (opts.proof) conds.push(eq(sessions.proof, opts.proof));
+    if (opts.repo) conds.push(eq(sessions.repo, opts.repo));
+    return newestFirstPage(this.ctx.db, sessions, conds, opts);
   }
 
   /** Deletes sessions that expired more than 30 days ago (closed ones expire too: expires_at is always set). */

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { requireAdmin, requireWriterUser, type CoreContext, type TroveEnv } from '@trove/core';
+import { isString, listQuery, pageInMemory, requireAdmin, requireWriterUser, type CoreContext, type TroveEnv } from '@trove/core';
 import { body } from './http.js';
 import type { SessionStore } from './sessions.js';
 import { changesIdentity, parseTrust, toInput, trustJson, type TrustStore } from './trusts.js';
@@ -14,13 +14,15 @@ export function trustRoutes(ctx: CoreContext, trusts: TrustStore, sessions: Sess
 
   app.get('/publish/trusts', (c) => {
     requireAdmin(c);
-    return c.json({ items: trusts.list().map(trustJson), next: '' });
+    // Name order (SPEC); names are unique.
+    return c.json(pageInMemory(trusts.list().map(trustJson), (t) => t.name, listQuery(c, isString)));
   });
 
   app.post('/publish/trusts', async (c) => {
     const by = admin(c);
     const row = trusts.create(await parseTrust(await body(ctx, c)));
     ctx.log.info({ trust: row.id, name: row.name, by: by.username }, 'trust policy created');
+    ctx.audit.recordFor(c, { action: 'trust.create', target: row.name, detail: { id: row.id, repos: toInput(row).repos } });
     return c.json(trustJson(row), 201);
   });
 
@@ -33,12 +35,14 @@ export function trustRoutes(ctx: CoreContext, trusts: TrustStore, sessions: Sess
     const by = admin(c);
     const before = trusts.get(c.req.param('id'));
     const old = toInput(before);
-    const next = await parseTrust(await body(ctx, c), old);
+    const b = await body(ctx, c);
+    const next = await parseTrust(b, old);
     const row = trusts.update(before.id, next);
     let closed = 0;
     if (changesIdentity(old, next)) closed = sessions.closeForTrust(row.id, 'trust policy changed');
     else if (next.disabled && !old.disabled) closed = sessions.closeForTrust(row.id, 'trust policy disabled');
     ctx.log.info({ trust: row.id, by: by.username, closed }, 'trust policy changed');
+    ctx.audit.recordFor(c, { action: 'trust.update', target: row.name, detail: { id: row.id, fields: Object.keys(b), closed_sessions: closed } });
     return c.json(trustJson(row));
   });
 
@@ -49,6 +53,7 @@ export function trustRoutes(ctx: CoreContext, trusts: TrustStore, sessions: Sess
     const closed = sessions.closeForTrust(row.id, 'trust policy deleted');
     trusts.delete(row.id);
     ctx.log.info({ trust: row.id, by: by.username, closed }, 'trust policy deleted');
+    ctx.audit.recordFor(c, { action: 'trust.delete', target: row.name, detail: { id: row.id, closed_sessions: closed } });
     return c.body(null, 204);
   });
 

@@ -60,6 +60,31 @@ export class TokenBuckets {
     return true;
   }
 
+  /** Gives one token back (a refunded attempt), never above the burst. */
+  private give(key: string): void {
+    const b = this.read(key);
+    this.write(key, { tokens: Math.min(this.opts.burst, b.tokens + 1), at: b.at });
+  }
+
+  /**
+   * Runs an expensive credential check (scrypt, a signature, a remote key set) as one attempt.
+   * The token is taken BEFORE the check, so N parallel guesses get at most the burst through
+   * and the rest 429 at once; checking first and counting afterwards let every request in
+   * flight pass. A 401 is the failed attempt and keeps its token; success or any other answer
+   * gives it back.
+   */
+  async limit<T>(keys: string[], check: () => Promise<T> | T): Promise<T> {
+    this.consume(keys);
+    try {
+      const result = await check();
+      for (const k of keys) this.give(k);
+      return result;
+    } catch (err) {
+      if ((err as { status?: number }).status !== 401) for (const k of keys) this.give(k);
+      throw err;
+    }
+  }
+
   /** Throws 429 with Retry-After when any key is empty. */
   check(keys: string[]): void {
     const wait = Math.max(0, ...keys.map((k) => this.retryAfter(k)));

@@ -42,14 +42,18 @@ export class SecondFactors {
   }
 
   /**
-   * Counts a wrong second factor (SPEC: wrong codes count toward the rate limit), records
-   * it in the audit log and answers 401; answers 429 instead once the limit is reached.
+   * One second-factor check as a failed-attempt limiter attempt (SPEC: wrong codes count):
+   * the attempt is taken before `check` runs, so parallel guesses cannot all pass the limit
+   * while a passkey verification awaits. `check` returns the method that matched or null; a
+   * wrong factor is audited and answered 401 (429 once the limit is reached).
    */
-  refuse(user: UserRow, ip: string, action: string, message = 'wrong second factor'): never {
-    const keys = attemptKeys(ip, user.username);
-    this.failures.fail(keys);
-    this.ctx.audit.record({ action, actor: user.username, ip, target: user.username });
-    throw unauthorized(message, false);
+  attempt<M extends string>(user: UserRow, ip: string, action: string, check: () => Promise<M | null>, message = 'wrong second factor'): Promise<M> {
+    return this.failures.limit(attemptKeys(ip, user.username), async () => {
+      const method = await check();
+      if (method) return method;
+      this.ctx.audit.record({ action, actor: user.username, ip, target: user.username });
+      throw unauthorized(message, false);
+    });
   }
 
   check(user: UserRow, ip: string): void {
@@ -59,17 +63,14 @@ export class SecondFactors {
   /** The fresh check before a device approval or a manual publish session (contracts.ts). */
   freshProofVerifier(): FreshProofVerifier {
     return {
-      verify: async (user, proof, ip) => {
-        this.check(user, ip);
-        if (proof.totp_code !== undefined && proof.totp_code !== null) {
-          if (this.totp.verify(user.id, proof.totp_code)) return 'totp';
-          this.refuse(user, ip, 'second_factor.failed');
-        }
-        if (proof.passkey !== undefined && proof.passkey !== null && this.passkeys.list(user.id).length) {
-          if (await this.passkeys.verifyFresh(user, proof.passkey)) return 'passkey';
-        }
-        this.refuse(user, ip, 'second_factor.failed');
-      },
+      verify: (user, proof, ip) =>
+        this.attempt(user, ip, 'second_factor.failed', async (): Promise<'totp' | 'passkey' | null> => {
+          if (proof.totp_code !== undefined && proof.totp_code !== null) return this.totp.verify(user.id, proof.totp_code) ? 'totp' : null;
+          if (proof.passkey !== undefined && proof.passkey !== null && this.passkeys.list(user.id).length) {
+            if (await this.passkeys.verifyFresh(user, proof.passkey)) return 'passkey';
+          }
+          return null;
+        }),
       hasSecondFactor: (userId) => this.hasSecondFactor(userId),
     };
   }

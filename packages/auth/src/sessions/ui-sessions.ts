@@ -23,7 +23,8 @@ export class UiSessionStore {
     this.byHashStmt = ctx.db.select().from(uiSessions).where(eq(uiSessions.tokenHash, sql.placeholder('hash'))).prepare();
   }
 
-  create(user: UserRow, setupOnly: boolean): { token: string; session: UiSessionRow } {
+  /** `ttlMs`: the sign-in's absolute lifetime; `session_ttl` unless SSO passes `oidc.session_ttl`. */
+  create(user: UserRow, setupOnly: boolean, ttlMs = this.ctx.settings.ms('session_ttl')): { token: string; session: UiSessionRow } {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     const session = this.ctx.db
@@ -35,7 +36,7 @@ export class UiSessionStore {
         credentialsVersion: user.credentialsVersion,
         setupOnly,
         createdAt: new Date(now),
-        expiresAt: new Date(now + this.ctx.settings.ms('session_ttl')),
+        expiresAt: new Date(now + ttlMs),
       })
       .returning()
       .get();

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { decodeCursor, forbidden, notFound, page, pageLimit, readJsonObject, requireUser, type CoreContext, type TroveEnv } from '@trove/core';
+import { forbidden, listQuery, notFound, page, readJsonObject, requireUser, type CoreContext, type TroveEnv } from '@trove/core';
 import { isCursor } from '../paging.js';
 import { readTokenJson, type ReadTokenStore } from './read-tokens.js';
 
@@ -9,7 +9,7 @@ export function tokenRoutes(ctx: CoreContext, tokens: ReadTokenStore): Hono<Trov
 
   app.get('/tokens', (c) => {
     const { user } = requireUser(c);
-    const r = tokens.page(user.id, { after: decodeCursor(c.req.query('after'), isCursor), limit: pageLimit(c.req.query('limit')) });
+    const r = tokens.page(user.id, { ...listQuery(c, isCursor) });
     return c.json(page(r.items.map(readTokenJson), r.last));
   });
 

@@ -12,8 +12,8 @@ afterEach(async () => {
 const root = basic('root', ROOT_PASSWORD);
 
 async function repoWithWriter(h: Accounts, user: string) {
-  expect((await api(h, '/api/repos', { auth: root, body: { name: 'files', format: 'raw' } })).status).toBe(201);
-  expect((await api(h, `/api/repos/files/permissions/${user}`, { method: 'PUT', auth: root, body: { level: 'write' } })).status).toBe(200);
+  expect((await h.asRoot('/api/repos', { body: { name: 'files', format: 'raw' } })).status).toBe(201);
+  expect((await h.asRoot(`/api/repos/files/permissions/${user}`, { method: 'PUT', body: { level: 'write' } })).status).toBe(200);
 }
 
 const put = (h: Accounts, path: string, token: string, body = 'bytes') =>
@@ -110,7 +110,7 @@ describe('fresh second-factor proof for publishing', () => {
     h = await startAccounts();
     await h.withTotp('alice');
     await h.user('bob');
-    const list = await api(h, '/api/users', { auth: root });
+    const list = await api(h, '/api/users', { auth: basic('root', ROOT_PASSWORD) });
     const byName = Object.fromEntries(list.body.items.map((u: any) => [u.username, u.second_factor_required]));
     expect(byName).toEqual({ alice: false, bob: true, root: true });
   });

@@ -5,6 +5,8 @@ import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { rawFormat } from '@trove/format-raw';
 import { jsonCall, type Answer } from '../json-call.js';
 import { authMigrations, authSettingsGroups, createAuth, type AuthModule } from '../../src/index.js';
+import { SESSION_COOKIE } from '../../src/sessions/cookies.js';
+import { UiSessionStore } from '../../src/sessions/ui-sessions.js';
 
 export const BASE_URL = 'https://trove.example.test';
 export const ROOT_PASSWORD = 'root-password-1';
@@ -46,9 +48,35 @@ export class Accounts {
   /** Creates a local user through the admin API. */
   async user(username: string, opts: { admin?: boolean; password?: string } = {}): Promise<string> {
     const password = this.secret(opts.password ?? `${username}-password-1`);
-    const r = await api(this, '/api/users', { auth: basic('root', ROOT_PASSWORD), body: { username, password, is_admin: !!opts.admin } });
+    const r = await this.asRoot('/api/users', { body: { username, password, is_admin: !!opts.admin } });
     if (r.status !== 201) throw new Error(`create user: ${r.status} ${JSON.stringify(r.body)}`);
     return password;
+  }
+
+  private rootClient: Client | undefined;
+
+  /**
+   * `root` with a full UI session. A password over Basic only reads, so admin changes in tests
+   * go through a session; it is opened in the store the sign-in routes use (as if root had
+   * signed in with a second factor) so it adds no sign-in to the audit log and works with
+   * `admin_password_login` off.
+   */
+  async admin(): Promise<Client> {
+    this.rootClient ??= this.sessionOf('root');
+    return this.rootClient;
+  }
+
+  /** A client holding a full UI session of `username`, opened in the store without a sign-in. */
+  sessionOf(username: string): Client {
+    const { token } = new UiSessionStore(this.ctx).create(this.ctx.users.byName(username)!, false);
+    const client = this.client();
+    client.cookies.set(SESSION_COOKIE, this.secret(token));
+    return client;
+  }
+
+  /** One API call as the signed-in admin. */
+  async asRoot(path: string, opts: CallOptions = {}): Promise<Answer> {
+    return (await this.admin()).call(path, opts);
   }
 
   /** A client signed in (full session) as a user who already has a TOTP authenticator. */

@@ -27,8 +27,8 @@ describe('the server log during a whole sign-in, security and token session', ()
     const token = h.secret((await client.call('/api/tokens', { body: { name: 'ci' } })).body.token as string);
     await api(h, '/api/me', { auth: basic('x', token) });
     await api(h, '/api/me', { auth: basic('x', token.slice(0, -2) + 'zz') });
-    await api(h, '/api/repos', { auth: basic('root', ROOT_PASSWORD), body: { name: 'files', format: 'raw' } });
-    await api(h, '/api/repos/files/permissions/alice', { method: 'PUT', auth: basic('root', ROOT_PASSWORD), body: { level: 'write' } });
+    await h.asRoot('/api/repos', { body: { name: 'files', format: 'raw' } });
+    await h.asRoot('/api/repos/files/permissions/alice', { method: 'PUT', body: { level: 'write' } });
     const s = await client.call('/api/publish/sessions/manual', { body: { repo: 'files', totp_code: totp.code(-1) } });
     expect(s.status).toBe(201);
     h.secret(s.body.token);

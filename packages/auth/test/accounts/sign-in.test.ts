@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { hashPassword } from '../../src/index.js';
 import { api, basic, ROOT_PASSWORD, startAccounts, type Accounts } from './harness.js';
 
 let h: Accounts | undefined;
@@ -143,8 +144,9 @@ describe('sign-in refusals', () => {
     const r = await api(h, '/api/auth/login', { body: { username: 'root', password: ROOT_PASSWORD } });
     expect(r.status).toBe(403);
     expect((await api(h, '/api/auth/config')).body).toEqual({ password_login: true, oidc: true, admin_password_login: false });
-    const password = await h.user('alice');
-    expect((await api(h, '/api/auth/login', { body: { username: 'alice', password } })).status).toBe(200);
+    // root's password is no admin credential now (not even over Basic), so alice is created directly.
+    h.ctx.users.create({ username: 'alice', passwordHash: await hashPassword('alice-password-1') });
+    expect((await api(h, '/api/auth/login', { body: { username: 'alice', password: 'alice-password-1' } })).status).toBe(200);
   });
 
   it('reports the sign-in configuration', async () => {
@@ -210,9 +212,9 @@ describe('UI sessions', () => {
     h = await startAccounts();
     const { client: a } = await h.withTotp('alice');
     const { client: b } = await h.withTotp('bob');
-    expect((await api(h, '/api/users/alice', { method: 'PATCH', auth: root, body: { disabled: true } })).status).toBe(200);
+    expect((await h.asRoot('/api/users/alice', { method: 'PATCH', body: { disabled: true } })).status).toBe(200);
     expect((await a.call('/api/me')).status).toBe(401);
-    expect((await api(h, '/api/users/bob', { method: 'PATCH', auth: root, body: { password: h.secret('bob-new-password') } })).status).toBe(200);
+    expect((await h.asRoot('/api/users/bob', { method: 'PATCH', body: { password: h.secret('bob-new-password') } })).status).toBe(200);
     expect((await b.call('/api/me')).status).toBe(401);
   });
 
@@ -239,8 +241,8 @@ describe('UI sessions', () => {
   it('ignores the session cookie on format routes', async () => {
     h = await startAccounts();
     const { client } = await h.withTotp('alice');
-    await api(h, '/api/repos', { auth: root, body: { name: 'files', format: 'raw' } });
-    await api(h, '/api/repos/files/permissions/alice', { method: 'PUT', auth: root, body: { level: 'read' } });
+    await h.asRoot('/api/repos', { body: { name: 'files', format: 'raw' } });
+    await h.asRoot('/api/repos/files/permissions/alice', { method: 'PUT', body: { level: 'read' } });
     expect((await client.call('/api/repos/files')).status).toBe(200);
     const r = await client.call('/raw/files/a.txt');
     expect(r.status).toBe(401);
@@ -252,12 +254,12 @@ describe('UI sessions', () => {
     const password = await h.user('alice');
     await api(h, '/api/auth/login', { body: { username: 'alice', password: 'wrong-password' } });
     await api(h, '/api/auth/login', { body: { username: 'alice', password } });
-    const r = await api(h, '/api/audit?limit=2', { auth: root });
+    const r = await api(h, '/api/audit?limit=2', { auth: basic('root', ROOT_PASSWORD) });
     expect(r.status).toBe(200);
     expect(r.body.items.map((e: any) => e.action)).toEqual(['login', 'login.failed']);
     expect(r.body.items[0]).toMatchObject({ actor: 'alice', ip: '127.0.0.1', target: 'alice' });
     expect(r.body.next).toBeTruthy();
-    const next = await api(h, `/api/audit?after=${r.body.next}`, { auth: root });
+    const next = await api(h, `/api/audit?after=${r.body.next}`, { auth: basic('root', ROOT_PASSWORD) });
     expect(next.body.items[0].action).toBe('user.create');
     expect((await api(h, '/api/audit', { auth: basic('alice', password) })).status).toBe(403);
     expect((await api(h, '/api/audit')).status).toBe(401);

@@ -1,12 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { authMigrations, authSettingsGroups, createAuth } from '../../src/index.js';
+import { UiSessionStore } from '../../src/sessions/ui-sessions.js';
 
 let s: TestServer;
 afterEach(() => s?.close());
 
 const basic = (u: string, p: string) => ({ Authorization: 'Basic ' + Buffer.from(`${u}:${p}`).toString('base64'), 'Content-Type': 'application/json' });
-const root = basic('root', 'root-password');
+/** Admin changes need a UI session (a Basic password only reads): root's, opened in the session store. */
+let root: Record<string, string>;
+/** A full UI session of `username`, as if they had signed in with their second factor. */
+const sessionOf = (username: string) => {
+  const { token } = new UiSessionStore(s.ctx).create(s.ctx.users.byName(username)!, false);
+  return { Cookie: `tr_session=${token}`, 'Content-Type': 'application/json' };
+};
 
 async function server() {
   s = await startTestServer({
@@ -20,6 +27,7 @@ async function server() {
       return { api: auth.routes };
     },
   });
+  root = sessionOf('root');
   return s;
 }
 
@@ -57,11 +65,14 @@ describe('users and passwords', () => {
   it('lets users change their own password only with the current one', async () => {
     await server();
     await fetch(`${s.url}/api/users`, { method: 'POST', headers: root, body: JSON.stringify({ username: 'dave', password: 'dave-password' }) });
-    const dave = basic('dave', 'dave-password');
+    const daveBasic = basic('dave', 'dave-password');
+    // The password alone only reads: changing it needs the signed-in session.
+    expect((await fetch(`${s.url}/api/users/dave`, { method: 'PATCH', headers: daveBasic, body: JSON.stringify({ password: 'new-password-1', current_password: 'dave-password' }) })).status).toBe(403);
+    const dave = sessionOf('dave');
     expect((await fetch(`${s.url}/api/users/dave`, { method: 'PATCH', headers: dave, body: JSON.stringify({ password: 'new-password-1', current_password: 'wrong' }) })).status).toBe(401);
     expect((await fetch(`${s.url}/api/users/dave`, { method: 'PATCH', headers: dave, body: JSON.stringify({ is_admin: true }) })).status).toBe(403);
     expect((await fetch(`${s.url}/api/users/dave`, { method: 'PATCH', headers: dave, body: JSON.stringify({ password: 'new-password-1', current_password: 'dave-password' }) })).status).toBe(200);
-    expect((await fetch(`${s.url}/api/me`, { headers: dave })).status).toBe(401);
+    expect((await fetch(`${s.url}/api/me`, { headers: daveBasic })).status).toBe(401);
     expect((await fetch(`${s.url}/api/me`, { headers: basic('dave', 'new-password-1') })).status).toBe(200);
   });
 });

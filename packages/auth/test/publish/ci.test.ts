@@ -49,11 +49,11 @@ describe('CI proof (OIDC trust policies)', () => {
     it(`opens a session from a matching ${alg} identity token and writes through a raw PUT as ci:<repository>`, async () => {
       h = await startHarness();
       const ci = await issuer(alg);
-      const t = await call(h, '/api/publish/trusts', { auth: 'root', body: policy(ci.jwks) });
+      const t = await call(h, '/api/publish/trusts', { auth: 'root@session', body: policy(ci.jwks) });
       expect(t.status).toBe(201);
       const s = await oidc(await ci.mint());
       expect(s.status).toBe(201);
-      expect(s.body.repo).toBe('files');
+      expect(s.body).toMatchObject({ repo: 'files', format: 'raw' });
       expect((await rawPut(h, 'files', 'ci/app.tgz', 'bits', s.body.token)).status).toBe(201);
       expect(h.ctx.assets.get(h.ctx.repos.byName('files')!, 'ci/app.tgz')?.uploader).toBe('ci:acme/widgets');
       expect((await rawPut(h, 'other', 'x', 'x', s.body.token)).status).toBe(403);
@@ -71,7 +71,7 @@ describe('CI proof (OIDC trust policies)', () => {
   it('refuses wrong issuer, wrong audience, expired tokens, a rogue key, claim mismatch, unlisted repo and disabled policies', async () => {
     h = await startHarness();
     const ci = await issuer();
-    const t = await call(h, '/api/publish/trusts', { auth: 'root', body: policy(ci.jwks) });
+    const t = await call(h, '/api/publish/trusts', { auth: 'root@session', body: policy(ci.jwks) });
     expect((await oidc(await ci.mint({ iss: 'https://evil.example' }))).status).toBe(401);
     expect((await oidc(await ci.mint({ aud: 'someone-else' }))).status).toBe(401);
     const expired = await oidc(await ci.mint({ exp: Math.floor(Date.now() / 1000) - 60 }));
@@ -86,7 +86,7 @@ describe('CI proof (OIDC trust policies)', () => {
     // An unsigned token with the right claims.
     const none = new jose.UnsecuredJWT({ repository: 'acme/widgets', ref: 'refs/tags/v1' }).setIssuer(ISS).setAudience(AUD).setExpirationTime('5m').encode();
     expect((await oidc(none)).status).toBe(401);
-    await call(h, `/api/publish/trusts/${t.body.id}`, { method: 'PATCH', auth: 'root', body: { disabled: true } });
+    await call(h, `/api/publish/trusts/${t.body.id}`, { method: 'PATCH', auth: 'root@session', body: { disabled: true } });
     expect((await oidc(await ci.mint())).status).toBe(401);
   });
 
@@ -94,7 +94,7 @@ describe('CI proof (OIDC trust policies)', () => {
     h = await startHarness();
     const ci = await issuer();
     const other = await issuer();
-    const t = await call(h, '/api/publish/trusts', { auth: 'root', body: policy(ci.jwks) });
+    const t = await call(h, '/api/publish/trusts', { auth: 'root@session', body: policy(ci.jwks) });
     const id = t.body.id;
     const changes: [Record<string, unknown>, Record<string, unknown>][] = [
       [{ audience: 'trove2' }, { audience: AUD }],
@@ -108,15 +108,15 @@ describe('CI proof (OIDC trust policies)', () => {
       const s = await oidc(await ci.mint());
       expect(s.status, JSON.stringify(change)).toBe(201);
       // A rename alone keeps sessions open.
-      await call(h, `/api/publish/trusts/${id}`, { method: 'PATCH', auth: 'root', body: { name: 'renamed-' + Object.keys(change)[0] } });
+      await call(h, `/api/publish/trusts/${id}`, { method: 'PATCH', auth: 'root@session', body: { name: 'renamed-' + Object.keys(change)[0] } });
       expect((await rawPut(h, 'files', 'ok.txt', 'ok', s.body.token)).status).not.toBe(401);
-      const p = await call(h, `/api/publish/trusts/${id}`, { method: 'PATCH', auth: 'root', body: change });
+      const p = await call(h, `/api/publish/trusts/${id}`, { method: 'PATCH', auth: 'root@session', body: change });
       expect(p.status).toBe(200);
       expect((await rawPut(h, 'files', 'late.txt', 'x', s.body.token)).status, JSON.stringify(change)).toBe(401);
-      await call(h, `/api/publish/trusts/${id}`, { method: 'PATCH', auth: 'root', body: restore });
+      await call(h, `/api/publish/trusts/${id}`, { method: 'PATCH', auth: 'root@session', body: restore });
     }
     const s = await oidc(await ci.mint());
-    expect((await call(h, `/api/publish/trusts/${id}`, { method: 'DELETE', auth: 'root' })).status).toBe(204);
+    expect((await call(h, `/api/publish/trusts/${id}`, { method: 'DELETE', auth: 'root@session' })).status).toBe(204);
     expect((await rawPut(h, 'files', 'late.txt', 'x', s.body.token)).status).toBe(401);
     const log = await call(h, '/api/publish/log', { auth: 'root' });
     expect(log.body.items[0]).toMatchObject({ closed_reason: 'trust policy deleted', trust: { id: null, name: expect.stringMatching(/^renamed-/) } });
@@ -134,13 +134,13 @@ describe('CI proof (OIDC trust policies)', () => {
     });
     await new Promise<void>((r) => jwksServer!.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks`;
-    expect((await call(h, '/api/publish/trusts', { auth: 'root', body: policy(url) })).status).toBe(201);
+    expect((await call(h, '/api/publish/trusts', { auth: 'root@session', body: policy(url) })).status).toBe(201);
     expect((await oidc(await ci.mint())).status).toBe(201);
     expect((await oidc(await ci.mint())).status).toBe(201);
     expect(fetches).toBe(1);
     expect((await oidc(await ci.mint({ key: 'rogue' }))).status).toBe(401);
     // Remote key sets must be https except on loopback.
-    const plain = await call(h, '/api/publish/trusts', { auth: 'root', body: policy('http://keys.example/jwks', { name: 'plain' }) });
+    const plain = await call(h, '/api/publish/trusts', { auth: 'root@session', body: policy('http://keys.example/jwks', { name: 'plain' }) });
     expect(plain.status).toBe(400);
   });
 });

@@ -64,7 +64,8 @@ describe('device enrollment (SPEC state table)', () => {
     expect(ap.body).toMatchObject({ name: 'laptop', kind: 'maven' });
     p = await poll();
     expect(p.status).toBe(200);
-    expect(p.body).toEqual({ device_id: ap.body.id });
+    // Beyond SPEC's {device_id}: the device's own record, so the client can show it (docs/decisions.md).
+    expect(p.body).toEqual({ device_id: ap.body.id, name: 'laptop', kind: 'maven', expires_at: ap.body.expires_at });
     expect((await poll()).status).toBe(400); // one time only
     const again = await call(h, '/api/devices/approve', { auth: 'alice@session', body: { user_code: en.body.user_code, totp_code: GOOD_TOTP } });
     expect(again.status).toBe(409);

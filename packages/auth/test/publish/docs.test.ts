@@ -59,7 +59,7 @@ async function setup() {
   h.ctx.permissions.set(repo, 'alice', 'write');
   dir = mkdtempSync(join(tmpdir(), 'trove-docs-'));
   writeFileSync(join(dir, 'app.tar.gz'), 'release bits');
-  return { TROVE_URL: h.s.url, TROVE_DIR: join(dir, 'trove'), ADMIN_USER: 'root', ADMIN_PASSWORD: 'root' };
+  return { TROVE_URL: h.s.url, TROVE_DIR: join(dir, 'trove'), ADMIN_SESSION: 'root@session' };
 }
 
 /** A local CI issuer: GitHub's token request URL and a JWKS, with real RS256 keys. */

@@ -63,7 +63,9 @@ export async function startHarness(opts: { env?: Record<string, string> } = {}):
       publishing = createPublishing(ctx, { proof: fakeProof(failures, secondFactor), failures });
       ctx.credentials.resolver = {
         async resolve(req): Promise<Credential> {
-          const h = req.authorization;
+          // `tr_session=<name>@session` stands for a UI session cookie (docs snippets send one).
+          const cookie = req.cookie ? /(?:^|;\s*)tr_session=([^;]+)/.exec(req.cookie)?.[1] : undefined;
+          const h = req.authorization ?? (cookie ? 'Bearer ' + cookie : undefined);
           if (!h) return { type: 'anonymous' };
           let secret = '';
           const basic = /^Basic\s+(.+)$/i.exec(h);

@@ -16,7 +16,9 @@ describe('device proof', () => {
     const dev = await enrolledDevice(h);
     const r = await deviceSession(h, dev, 'files');
     expect(r.status).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['expires_at', 'id', 'repo', 'token']);
+    // `format` lets a client that holds only the token (the CLI's upload) pick the upload route.
+    expect(Object.keys(r.body).sort()).toEqual(['expires_at', 'format', 'id', 'repo', 'token']);
+    expect(r.body.format).toBe('raw');
     expect(r.body.token).toMatch(new RegExp(`^trs_${r.body.id}_`));
     expect((await rawPut(h, 'files', 'dir/a.txt', 'hello', r.body.token)).status).toBe(201);
     const asset = h.ctx.assets.get(h.ctx.repos.byName('files')!, 'dir/a.txt');
@@ -77,6 +79,17 @@ describe('device proof', () => {
     expect((await call(h, '/api/publish/challenge', { body: { device_id: 'nope' } })).status).toBe(404);
   });
 
+  it('answers a challenge with the device\'s own name, kind and expiry (what `trove status` shows)', async () => {
+    h = await startHarness();
+    const dev = await enrolledDevice(h, 'alice', 'build box');
+    const listed = (await call(h, '/api/devices', { auth: 'alice@session' })).body.items[0];
+    const ch = await call(h, '/api/publish/challenge', { body: { device_id: dev.id } });
+    expect(ch.status).toBe(200);
+    expect(ch.body).toEqual({ nonce: expect.any(String), device_id: dev.id, name: 'build box', kind: 'gradle', expires_at: listed.expires_at });
+    await call(h, `/api/devices/${dev.id}`, { method: 'DELETE', auth: 'alice@session' });
+    expect((await call(h, '/api/publish/challenge', { body: { device_id: dev.id } })).status).toBe(404);
+  });
+
   it('needs the device user to hold write and a second factor; a lost permission stops writes at once (403)', async () => {
     h = await startHarness();
     const dev = await enrolledDevice(h);
@@ -109,7 +122,7 @@ describe('publish session state table', () => {
       const auth = scheme === 'Bearer' ? `Bearer ${s.body.token}` : s.body.token;
       const other = await manual();
       expect((await call(h, `/api/publish/sessions/${s.body.id}`, { method: 'DELETE', auth: other.body.token })).status).toBe(403);
-      expect((await call(h, `/api/publish/sessions/${s.body.id}`, { method: 'DELETE', auth: 'alice' })).status).toBe(403);
+      expect((await call(h, `/api/publish/sessions/${s.body.id}`, { method: 'DELETE', auth: 'alice@session' })).status).toBe(403);
       expect((await call(h, `/api/publish/sessions/${s.body.id}`, { method: 'DELETE', auth })).status).toBe(204);
       expect((await rawPut(h, 'files', 'x.txt', 'x', s.body.token)).status).toBe(401);
       expect((await call(h, `/api/publish/sessions/${s.body.id}`, { method: 'DELETE', auth })).status).toBe(401);
@@ -165,6 +178,7 @@ describe('manual proof', () => {
     h = await startHarness();
     const s = await manual();
     expect(s.status).toBe(201);
+    expect(s.body).toMatchObject({ repo: 'files', format: 'raw' });
     expect((await rawPut(h, 'files', 'm.txt', 'm', s.body.token)).status).toBe(201);
     expect((await manual('files', 'root@session')).status).toBe(201); // admins hold write everywhere
     expect((await manual('files', 'alice@session', { passkey: { ok: true } })).status).toBe(201);
@@ -210,6 +224,13 @@ describe('publish log', () => {
     expect(all.map((e: any) => e.id)).toEqual(made.map((m) => m.id).reverse());
     expect(all[0]).toMatchObject({ user: 'root', actor: 'root', proof: 'manual', repo: 'other', state: 'open', closed_at: null });
     expect(all[1]).toMatchObject({ user: 'alice', proof: 'manual', repo: 'files', state: 'open' });
+    // server-side filters: actor, proof (how the session was opened) and repository
+    const only = async (q: string) => (await call(h, `/api/publish/log?${q}`, { auth: 'root' })).body.items.map((e: any) => e.id);
+    expect(await only('repo=other')).toEqual([made[3]!.id]);
+    expect(await only('actor=alice')).toEqual(made.slice(0, 3).map((m) => m.id).reverse());
+    expect(await only('proof=manual&repo=files')).toEqual(made.slice(0, 3).map((m) => m.id).reverse());
+    expect(await only('proof=oidc')).toEqual([]);
+    expect((await call(h, '/api/publish/log?proof=password', { auth: 'root' })).status).toBe(400);
     expect(all[3]).toMatchObject({ state: 'closed', closed_reason: 'closed' });
     expect(typeof all[3].closed_at).toBe('string');
     // Own sessions: alice sees her three, not root's.

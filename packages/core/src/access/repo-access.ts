@@ -2,7 +2,7 @@ import type { PermissionLevel, RepoRow } from '../db/schema.js';
 import { conflict, forbidden, notFound, TroveError, BASIC_REALM } from '../errors.js';
 import type { PermissionService } from '../repos/permissions.js';
 import type { RepoService } from '../repos/service.js';
-import type { Credential } from './credential.js';
+import type { Credential, PublishGrant } from './credential.js';
 
 /**
  * The access rules for repositories (SPEC: "Access rules on format routes"), in one place
@@ -24,9 +24,16 @@ export class RepoAccess {
   }
 
   canRead(cred: Credential, repo: RepoRow): boolean {
-    if (cred.type === 'publish') return cred.grant.repo === repo.name;
+    if (cred.type === 'publish') return cred.grant.repo === repo.name && this.grantUserMayRead(cred.grant, repo);
     if (repo.anonymousRead) return true;
     return this.userLevel(cred, repo) !== null;
+  }
+
+  /** A device or manual session reads only while its user still holds read (or the repo is public); CI sessions have no user. */
+  private grantUserMayRead(grant: PublishGrant, repo: RepoRow): boolean {
+    if (grant.proof === 'oidc' || repo.anonymousRead) return true;
+    const user = grant.user;
+    return !!user && !user.disabled && (user.isAdmin || this.perms.level(user.id, repo.id) !== null);
   }
 
   /** Names do not leak: an anonymous caller gets the same 401 for unknown and private repositories. */
@@ -43,6 +50,7 @@ export class RepoAccess {
     const repo = this.lookup(cred, name, format);
     if (this.canRead(cred, repo)) return repo;
     if (cred.type === 'anonymous') throw challenge('authentication required');
+    if (cred.type === 'publish' && cred.grant.repo === repo.name) throw forbidden(`user ${cred.grant.actor} no longer holds read permission on ${name}`);
     if (cred.type === 'publish') throw forbidden(`this publish session is valid for repository ${cred.grant.repo} only`);
     throw forbidden(`no read permission on repository ${name}`);
   }

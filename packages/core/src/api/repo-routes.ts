@@ -6,7 +6,7 @@ import { badRequest } from '../errors.js';
 import type { TroveEnv } from '../http/env.js';
 import { requireAdmin } from '../http/guards.js';
 import { readJsonObject } from '../http/json-body.js';
-import { decodeCursor, isString, page, pageLimit } from '../http/paging.js';
+import { isString, listQuery, page, pageInMemory } from '../http/paging.js';
 import { repoJson } from '../repos/service.js';
 
 /** Origin for snippets when `base_url` is empty: the request's own. */
@@ -21,7 +21,8 @@ export function repoRoutes(ctx: CoreContext) {
 
   app.get('/formats', (c) => c.json(ctx.formats.describe()));
 
-  app.get('/repos', (c) => c.json(visible(c.get('credential')).map(repoJson)));
+  // SPEC "Lists return {items, next}": anonymous callers page the public repositories too.
+  app.get('/repos', (c) => c.json(pageInMemory(visible(c.get('credential')).map(repoJson), (r) => r.name, listQuery(c, isString))));
 
   app.post('/repos', async (c) => {
     requireAdmin(c);
@@ -43,7 +44,8 @@ export function repoRoutes(ctx: CoreContext) {
 
   app.get('/repos/:name/permissions', (c) => {
     requireAdmin(c);
-    return c.json({ items: ctx.permissions.list(ctx.repos.require(c.req.param('name'))), next: '' });
+    const all = ctx.permissions.list(ctx.repos.require(c.req.param('name')));
+    return c.json(pageInMemory(all, (p) => p.username, listQuery(c, isString)));
   });
   app.put('/repos/:name/permissions/:username', async (c) => {
     requireAdmin(c);
@@ -63,8 +65,7 @@ export function repoRoutes(ctx: CoreContext) {
 
   app.get('/repos/:name/assets', (c) => {
     const repo = ctx.access.requireRead(c.get('credential'), c.req.param('name'));
-    const limit = pageLimit(c.req.query('limit'));
-    const after = decodeCursor(c.req.query('after'), isString);
+    const { after, limit } = listQuery(c, isString);
     const prefix = c.req.query('prefix') ?? '';
     const r = ctx.assets.list(repo, { prefix, after, limit });
     return c.json(page(r.items.map(assetJson), r.last));
@@ -89,8 +90,7 @@ export function repoRoutes(ctx: CoreContext) {
     const cred = c.get('credential');
     const repoName = c.req.query('repo');
     const repos = repoName ? [ctx.access.requireRead(cred, repoName)] : visible(cred);
-    const limit = pageLimit(c.req.query('limit'));
-    const after = decodeCursor(c.req.query('after'), (v): v is { repoId: number; path: string } =>
+    const { after, limit } = listQuery(c, (v): v is { repoId: number; path: string } =>
       !!v && typeof v === 'object' && typeof (v as any).repoId === 'number' && typeof (v as any).path === 'string');
     const r = ctx.assets.search(repos.map((x) => x.id), q, { after, limit });
     return c.json(page(r.items.map((a) => ({ repo: a.repoName, ...assetJson(a) })), r.last));

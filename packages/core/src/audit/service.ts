@@ -1,4 +1,4 @@
-import { desc, lt } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { TroveDb } from '../db/open.js';
 import { auditLog, type AuditRow } from '../db/schema.js';
@@ -13,6 +13,23 @@ export interface AuditEntry {
   target?: string;
   /** Details for admins; callers must never put secrets here. */
   detail?: Record<string, unknown>;
+}
+
+/** Filters of the audit page; each narrows by exact value or (action, repo) by a dotted or slashed prefix. */
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
+  repo?: string;
+}
+
+/**
+ * `column` starts with `prefix`, as a range (prefix <= v < prefix with its last character
+ * incremented) rather than LIKE, whose `_` and `%` would need escaping and whose case rules
+ * differ between SQLite and PostgreSQL.
+ */
+function under(column: typeof auditLog.action | typeof auditLog.target, prefix: string): SQL {
+  const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  return and(gte(column, prefix), lt(column, end))!;
 }
 
 export function auditJson(r: AuditRow) {
@@ -40,11 +57,18 @@ export class AuditLog {
     this.record({ ...e, actor, ip: c.get('clientIp') ?? '' });
   }
 
-  page(opts: { after?: number; limit: number }): { items: AuditRow[]; last: number | null } {
+  page(opts: { after?: number; limit: number } & AuditFilter): { items: AuditRow[]; last: number | null } {
+    const where: SQL[] = [];
+    if (opts.after !== undefined) where.push(lt(auditLog.id, opts.after));
+    if (opts.actor) where.push(eq(auditLog.actor, opts.actor));
+    // `repo` matches `repo.create`, `repo.update`...: the dotted verb's own name, or anything under it.
+    if (opts.action) where.push(or(eq(auditLog.action, opts.action), under(auditLog.action, `${opts.action}.`))!);
+    // A repository's own entries (`releases`) and those of things inside it (`releases/uma` for permissions).
+    if (opts.repo) where.push(or(eq(auditLog.target, opts.repo), under(auditLog.target, `${opts.repo}/`))!);
     const rows = this.db
       .select()
       .from(auditLog)
-      .where(opts.after !== undefined ? lt(auditLog.id, opts.after) : undefined)
+      .where(and(...where))
       .orderBy(desc(auditLog.id))
       .limit(opts.limit + 1)
       .all();

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema.js';
 
@@ -29,12 +30,26 @@ export interface OpenedDatabase {
  * the short write locks taken by background jobs.
  */
 export function openDatabase(file: string): OpenedDatabase {
+  ownerOnly(file);
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   return { sqlite, db: drizzle(sqlite, { schema }) };
+}
+
+/**
+ * The database file is created 0600 before SQLite opens it (SQLite gives its -wal and -shm
+ * files the database file's mode), and an existing one (and its side files) is tightened:
+ * password hashes and sealed secrets are not for other local users.
+ */
+function ownerOnly(file: string): void {
+  if (file === ':memory:') return;
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(f)) chmodSync(f, 0o600);
+  }
 }
 
 /** Applies each set in order (core first: other packages reference its tables). */

@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { sql } from 'drizzle-orm';
 import { repoRoutes } from '../api/repo-routes.js';
 import { settingsRoutes } from '../api/settings-routes.js';
+import { systemRoutes } from '../api/system-routes.js';
 import type { CoreContext } from '../context.js';
 import { clientIp, proxyMatcher } from './client-ip.js';
 import { credentials } from './credentials.js';
@@ -58,6 +59,7 @@ export function buildHttpApp(ctx: CoreContext, parts: HttpAppParts = {}): Hono<T
   app.use('/api/*', apiCredentialRules());
   app.route('/api', settingsRoutes(ctx));
   app.route('/api', repoRoutes(ctx));
+  app.route('/api', systemRoutes(ctx));
   for (const extra of parts.api ?? []) app.route('/api', extra);
   for (const f of ctx.formats.all()) {
     if (f.apiRoutes) app.route('/api', f.apiRoutes(ctx));

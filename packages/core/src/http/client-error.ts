@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -10,6 +10,17 @@ export function jsonClientErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') {
       socket.destroy();
+      return;
+    }
+    // Bytes after a request whose body is complete and whose answer is still being made (a body
+    // longer than its Content-Length): that answer (say a 201 for a stored upload) must reach the
+    // client, not a 400 in its place. Let it finish, then close. (A request whose own body broke
+    // is not complete: it ends below, and its handler sees the aborted body.)
+    const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+    if (pending && !pending.writableFinished && pending.req?.complete) {
+      pending.shouldKeepAlive = false;
+      pending.once('finish', () => socket.end());
+      pending.once('close', () => socket.destroy());
       return;
     }
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';

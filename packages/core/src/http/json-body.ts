@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { badRequest, payloadTooLarge } from '../errors.js';
+import { askForBody } from './continue.js';
 import type { TroveEnv } from './env.js';
 
 /**
@@ -10,6 +11,7 @@ import type { TroveEnv } from './env.js';
 export async function readBody(c: Context<TroveEnv>, limit: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (declared > limit) throw payloadTooLarge(limit);
+  askForBody(c);
   const body = c.req.raw.body;
   if (!body) return Buffer.alloc(0);
   const reader = body.getReader();
@@ -28,12 +30,21 @@ export async function readBody(c: Context<TroveEnv>, limit: number): Promise<Buf
   return Buffer.concat(chunks);
 }
 
+/**
+ * Every parsed object gets a null prototype: a body key `__proto__` stays an ordinary own key
+ * (reported as unknown, like any other) and copying the object can never reach a prototype.
+ */
+function withoutPrototype(_key: string, value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.assign(Object.create(null), value);
+}
+
 /** A JSON body of at most `limit` bytes; `undefined` when empty. */
 export async function readJson(c: Context<TroveEnv>, limit: number): Promise<unknown> {
   const bytes = await readBody(c, limit);
   if (bytes.length === 0) return undefined;
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    return JSON.parse(bytes.toString('utf8'), withoutPrototype);
   } catch {
     throw badRequest('malformed JSON body');
   }

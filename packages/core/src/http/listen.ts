@@ -2,6 +2,7 @@ import { getRequestListener } from '@hono/node-server';
 import { createServer, type Server } from 'node:http';
 import type { Hono } from 'hono';
 import { jsonClientErrors } from './client-error.js';
+import { deferContinue } from './continue.js';
 import type { TroveEnv } from './env.js';
 
 const jsonError = (status: number, error: string) =>
@@ -17,6 +18,8 @@ export function listen(app: Hono<TroveEnv>, opts: { host?: string; port: number 
     errorHandler: (err) => (err instanceof Error && err.name === 'RequestError' ? jsonError(400, `malformed request: ${err.message}`) : jsonError(500, 'internal error')),
   });
   const server = createServer(listener);
+  // `Expect: 100-continue`: decide the answer first; body readers send 100 Continue (continue.ts).
+  server.on('checkContinue', deferContinue(listener));
   jsonClientErrors(server);
   // Long uploads and slow downloads are normal for an artifact server: no overall request timeout.
   server.requestTimeout = 0;

@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import { badRequest } from '../errors.js';
 
 export const DEFAULT_LIMIT = 50;
@@ -31,4 +32,22 @@ export const isString = (v: unknown): v is string => typeof v === 'string';
 
 export function page<T, K>(items: T[], last: K | null) {
   return { items, next: last === null ? '' : encodeCursor(last) };
+}
+
+/** A list request's `?after=` (checked by `check`) and `?limit=`: every list route reads them here. */
+export function listQuery<K>(c: Pick<Context, 'req'>, check: (v: unknown) => v is K): { after: K | undefined; limit: number } {
+  return { after: decodeCursor(c.req.query('after'), check), limit: pageLimit(c.req.query('limit')) };
+}
+
+/**
+ * One `{items, next}` page of a list held in memory (repositories, permissions, trust
+ * policies), keyset-paged on a unique string key the list is sorted by: the same cursors and
+ * limits as the database-backed lists, so clients page every list the same way.
+ */
+export function pageInMemory<T>(all: T[], keyOf: (item: T) => string, q: { after: string | undefined; limit: number }) {
+  const sorted = [...all].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  const start = q.after === undefined ? 0 : sorted.findIndex((x) => keyOf(x) > q.after!);
+  const rest = start < 0 ? [] : sorted.slice(start);
+  const items = rest.slice(0, q.limit);
+  return page(items, rest.length > q.limit ? keyOf(items[items.length - 1]!) : null);
 }

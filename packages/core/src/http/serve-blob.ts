@@ -7,6 +7,7 @@ import type { AssetRow } from '../db/schema.js';
 import type { SettingsRegistry } from '../settings/registry.js';
 import { notFound, TroveError } from '../errors.js';
 import type { TroveEnv } from './env.js';
+import { contentHeaders } from './active-content.js';
 
 /**
  * @hono/node-server's marker for "the handler wrote the Node response itself".
@@ -67,6 +68,8 @@ export interface Representation {
   size: number;
   contentType: string;
   cacheControl: string;
+  /** Name for `Content-Disposition` when the type is active content (active-content.ts). */
+  filename?: string;
 }
 
 /** A 200 or 206 about to be sent: its status, headers and the bytes it carries (null: none, or HEAD). */
@@ -98,7 +101,7 @@ function plan(c: Context<TroveEnv>, rep: Representation): Plan | Response {
     if (r === 'unsatisfiable') throw new TroveError(416, 'bad_request', 'range not satisfiable', {}, { 'Content-Range': `bytes */${rep.size}` });
     range = r;
   }
-  headers['Content-Type'] = rep.contentType;
+  Object.assign(headers, contentHeaders(rep.contentType, rep.filename));
   headers['Content-Length'] = String(range ? range.end - range.start + 1 : rep.size);
   if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${rep.size}`;
   // Always bounded: a blob read that knows its end never allocates more than the file needs.
@@ -137,6 +140,7 @@ export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: 
     size: asset.size,
     contentType: asset.contentType,
     cacheControl: opts.cacheControl ?? 'private, max-age=0, must-revalidate',
+    filename: opts.filename ?? asset.path.split('/').pop(),
   });
   if (p instanceof Response) return p;
   if (p.head) return send(c, p);

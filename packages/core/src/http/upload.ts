@@ -1,7 +1,8 @@
 import type { HashAlgorithm, Spool, SpooledFile } from '@trove/blobstore';
 import type { Context } from 'hono';
 import { Readable } from 'node:stream';
-import { badRequest } from '../errors.js';
+import { badRequest, payloadTooLarge, TroveError } from '../errors.js';
+import { askForBody } from './continue.js';
 import type { TroveEnv } from './env.js';
 
 /**
@@ -20,7 +21,13 @@ export async function receiveUpload(
   if (lengthHeader !== undefined) {
     if (!/^\d+$/.test(lengthHeader)) throw badRequest('invalid Content-Length');
     expectedSize = Number(lengthHeader);
+    // Refused before the body is asked for (Expect: 100-continue) or read.
+    if (expectedSize > opts.maxBytes) throw payloadTooLarge(opts.maxBytes);
+  } else if (!/\bchunked\b/i.test(c.req.header('transfer-encoding') ?? '')) {
+    // Without either framing Node reads an empty body: an upload would be stored as 0 bytes.
+    throw new TroveError(411, 'bad_request', 'an upload needs Content-Length or chunked Transfer-Encoding');
   }
+  askForBody(c);
   const incoming = c.env?.incoming;
   const body = incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as any) : Readable.from([]));
   return spool.receive(body, { maxBytes: opts.maxBytes, algorithms: opts.algorithms, expectedSize });

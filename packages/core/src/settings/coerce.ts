@@ -1,5 +1,5 @@
 import { parseDuration } from './duration.js';
-import type { SettingDef, SettingValue } from './types.js';
+import { DEFAULT_MAX, type SettingDef, type SettingValue } from './types.js';
 
 type Result = { ok: true; value: SettingValue } | { ok: false; error: string };
 
@@ -55,7 +55,8 @@ function finish(def: SettingDef, value: SettingValue): Result {
   if (def.options && typeof v === 'string' && !def.options.includes(v)) return fail(`must be one of ${def.options.join(', ')}`);
   const n = def.type === 'int' ? (v as number) : def.type === 'duration' ? parseDuration(v as string)! : undefined;
   if (n !== undefined && def.min !== undefined && n < def.min) return fail(`must be at least ${describe(def, def.min)}`);
-  if (n !== undefined && def.max !== undefined && n > def.max) return fail(`must be at most ${describe(def, def.max)}`);
+  const max = def.max ?? (def.type === 'int' || def.type === 'duration' ? DEFAULT_MAX[def.type] : undefined);
+  if (n !== undefined && max !== undefined && n > max) return fail(`must be at most ${describe(def, max)}`);
   const err = def.validate?.(v);
   return err ? fail(err) : { ok: true, value: v };
 }

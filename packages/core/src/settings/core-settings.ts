@@ -35,7 +35,7 @@ export const limitSettings = defineSettings({
   label: 'Limits',
   settings: [
     { key: 'max_upload_bytes', type: 'int', default: 2147483648, label: 'Largest upload', help: 'Largest artifact or package upload in bytes; larger uploads get 413.' },
-    { key: 'max_json_bytes', type: 'int', default: 1048576, label: 'Largest JSON body', help: 'Largest JSON request body in bytes.' },
+    { key: 'max_json_bytes', type: 'int', default: 1048576, max: 64 * 1024 * 1024, label: 'Largest JSON body', help: 'Largest JSON request body in bytes.' },
   ],
 });
 

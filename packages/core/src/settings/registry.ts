@@ -232,7 +232,8 @@ export class SettingsRegistry {
 
   private pending(body: unknown): PendingChange {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('body must be a JSON object of settings');
-    const fields: Record<string, string> = {};
+    // No prototype: a key named `__proto__` must land in the map like any other unknown key.
+    const fields: Record<string, string> = Object.create(null);
     const changes = new Map<string, SettingValue | null>();
     const lockedChanges: string[] = [];
     for (const [key, input] of Object.entries(body as Record<string, unknown>)) {

@@ -18,7 +18,7 @@ export interface SettingDef {
   env?: string | null;
   /** False for keys only their owner may change (e.g. `signing.key`, set through its own route). */
   patchable?: boolean;
-  /** Bounds for int (value) and duration (milliseconds). */
+  /** Bounds for int (value) and duration (milliseconds); `max` defaults to `DEFAULT_MAX`. */
   min?: number;
   max?: number;
   /** Canonical form, applied before validation and storage (e.g. trailing slash removed). */
@@ -62,3 +62,10 @@ export const defineSettings = (group: SettingsGroup): SettingsGroup => group;
 
 export const envName = (def: SettingDef): string | null =>
   def.env === undefined ? 'TR_' + def.key.toUpperCase().replace(/[.-]/g, '_') : def.env;
+
+/**
+ * Upper bound of an int or duration setting that names none: a value past it is a typo or an
+ * attack (`session_ttl: 99999999999999999h` made every later sign-in a 500: no valid Date).
+ * Ten years of milliseconds; a terabyte of bytes.
+ */
+export const DEFAULT_MAX: Record<'int' | 'duration', number> = { duration: 87_600 * 3_600_000, int: 2 ** 40 };

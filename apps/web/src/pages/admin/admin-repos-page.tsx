@@ -1,4 +1,4 @@
-import { get } from '../../api/client';
+import { getAll } from '../../api/client';
 import type { Repo } from '../../api/types';
 import { Empty, ErrorMessage, Loading } from '../../components/states';
 import { Table } from '../../components/table';
@@ -7,7 +7,7 @@ import { useLoad } from '../../use-load';
 import { RepoForm } from './repo-form';
 
 export function AdminReposPage({ creating }: { creating: boolean }) {
-  const repos = useLoad('admin-repos', () => get<Repo[]>('/api/repos'));
+  const repos = useLoad('admin-repos', () => getAll<Repo>('/api/repos'));
   return (
     <section>
       <div className="page-head">

@@ -61,9 +61,11 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
             <div className="sso">
               {passwordLogin && <p className="or">or</p>}
               <a className="button" href="/api/auth/oidc/login">
-                Sign in with single sign-on
+                Sign in with SSO
               </a>
-              <small className="hint">Single sign-on is for administrators.</small>
+              <small className="hint">
+                {config.data.admin_password_login ? 'Single sign-on (SSO) is for administrators.' : 'Administrators sign in with SSO; their password does not work here.'}
+              </small>
             </div>
           )}
         </>

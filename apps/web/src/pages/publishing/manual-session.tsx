@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { enc, get, post } from '../../api/client';
+import { enc, get, post, getAll } from '../../api/client';
 import type { CreatedSession, FreshProof, Repo, Usage } from '../../api/types';
 import { FreshProofForm } from '../../components/fresh-proof';
 import { ErrorMessage, Loading, Notice } from '../../components/states';
@@ -14,7 +14,7 @@ export interface StartedSession {
 
 /** Starts a publish session by hand with a fresh TOTP code or passkey; the page shows the token once. */
 export function ManualSession({ onStarted }: { onStarted(s: StartedSession): void }) {
-  const repos = useLoad('repos', () => get<Repo[]>('/api/repos'));
+  const repos = useLoad('repos', () => getAll<Repo>('/api/repos'));
   const [repo, setRepo] = useState('');
 
   const start = async (proof: FreshProof) => {

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Notice } from '../../components/states';
 import { useMe } from '../../session';
 import { ApproveDevice } from './approve-device';
+import { CliInstall } from './cli-install';
 import { DeviceList } from './device-list';
 import { ManualSession, type StartedSession } from './manual-session';
 import { PublishLog } from './publish-log';
@@ -22,6 +23,7 @@ export function PublishingPage({ userCode }: { userCode: string }) {
         with its identity token; you can also start one here with a fresh second-factor check.
       </p>
       {me?.kind === 'oidc' && <Notice tone="warn">Single sign-on accounts cannot publish by device or by hand; CI publishes through trust policies.</Notice>}
+      <CliInstall />
       <div className="two-col">
         <ApproveDevice initialCode={userCode} onApproved={changed} />
         <ManualSession

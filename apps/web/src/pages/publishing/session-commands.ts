@@ -50,3 +50,15 @@ export function sessionCommands(base: string, format: string, repo: string, toke
   if (format === 'raw') return raw;
   return [{ title: 'curl: upload', lang: 'shell', code: `curl -fsS -u "publisher:${token}" -T ./file ${base}/${format}/${repo}/path/to/file` }];
 }
+
+/** The `trove` CLI, installed from this server: what the Publishing page shows first. */
+export function cliCommands(base: string): Command[] {
+  return [
+    { title: 'Install the trove command-line client (Node.js 20 or later)', lang: 'shell', code: `npm install -g ${base}/downloads/trove-cli.tgz` },
+    {
+      title: 'Enroll this machine once, then publish',
+      lang: 'shell',
+      code: `trove login ${base}\ntrove exec --repo REPO -- mvn deploy        # or: -- ./gradlew publish\ntrove upload REPO ./file.tar.gz path/to/file.tar.gz`,
+    },
+  ];
+}

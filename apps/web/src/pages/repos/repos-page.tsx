@@ -1,4 +1,4 @@
-import { get } from '../../api/client';
+import { get, getAll } from '../../api/client';
 import type { Repo } from '../../api/types';
 import { Empty, ErrorMessage, Loading } from '../../components/states';
 import { link } from '../../router';
@@ -11,7 +11,7 @@ const FORMAT_HINT: Record<string, string> = { maven: 'Maven & Gradle', debian: '
 export function ReposPage({ query }: { query: URLSearchParams }) {
   const { session } = useSession();
   const me = session.state === 'user' ? session.me : null;
-  const repos = useLoad(`repos:${session.state}`, () => get<Repo[]>('/api/repos'));
+  const repos = useLoad(`repos:${session.state}`, () => getAll<Repo>('/api/repos'));
   const q = query.get('q') ?? '';
   return (
     <section>

@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+/**
+ * Mirror import (issue 15): a sync of 10,000 small files (1-4 KiB) and of a few large ones
+ * (default 4 x 64 MiB) from the Nexus double into the built server, files/s and MB/s, side by
+ * side with a plain parallel download of the same files at the same concurrency in the same run
+ * (fetch + pipeline into files: no hashing, no fsync, no database). Goal: >= 0.8x the plain download.
+ * Trove (core 0) and the plain download (core 0, when Trove is idle) get the same core; the double
+ * serves from core 1. Each Trove run syncs into a fresh source and target repository, so nothing is
+ * skipped as unchanged; the time is the sync record's started_at to finished_at.
+ * Knobs: BENCH_SMALL (10000), BENCH_LARGE (4), BENCH_LARGE_MB (64), BENCH_CONCURRENCY (4), BENCH_RUNS (3).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { header, line, summary, verdict } from './lib/report.mjs';
+import { fmt, fmtRatio, median, spread } from './lib/stats.mjs';
+import { run, sleep, stopChild, track } from './lib/proc.mjs';
+import { ADMIN, ROOT, ensureBuilt, startTrove } from './lib/trove.mjs';
+
+const SMALL = Number(process.env.BENCH_SMALL ?? 10000);
+const LARGE = Number(process.env.BENCH_LARGE ?? 4);
+const LARGE_MB = Number(process.env.BENCH_LARGE_MB ?? 64);
+const C = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+
+header('mirror-import', `sync of ${SMALL} small and ${LARGE} x ${LARGE_MB} MiB files from the Nexus double vs a plain parallel download (concurrency ${C})`);
+await ensureBuilt();
+
+const double = track(spawn('taskset', ['-c', '1', process.execPath, join(ROOT, 'bench/lib/nexus-double-server.mjs'), String(SMALL), String(LARGE), String(LARGE_MB)], { stdio: ['ignore', 'pipe', 'inherit'] }));
+const nexus = await new Promise((resolve, reject) => {
+  let out = '';
+  double.stdout.on('data', (d) => {
+    out += d;
+    const m = /^(\{.*"ready":true.*\})$/m.exec(out);
+    if (m) resolve(JSON.parse(m[1]));
+  });
+  double.once('exit', (code) => reject(new Error(`nexus double exited with ${code}`)));
+});
+const sourceAuth = 'Basic ' + Buffer.from(`${nexus.username}:${nexus.password}`).toString('base64');
+const trove = await startTrove({ env: { TR_MIRROR_CONCURRENCY: String(C), TR_LOG_LEVEL: 'warn' }, nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) });
+const adminAuth = 'Basic ' + Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64');
+
+async function api(method, path, body) {
+  const res = await fetch(`${trove.url}/api${path}`, { method, headers: { Authorization: adminAuth, 'Content-Type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function urlsOf(repo) {
+  const urls = [];
+  let token = null;
+  do {
+    const q = new URLSearchParams({ repository: repo, ...(token ? { continuationToken: token } : {}) });
+    const page = await (await fetch(`${nexus.url}/service/rest/v1/assets?${q}`, { headers: { Authorization: sourceAuth } })).json();
+    urls.push(...page.items.map((i) => i.downloadUrl));
+    token = page.continuationToken;
+  } while (token);
+  return urls;
+}
+
+async function plain(repo, urls) {
+  const dir = mkdtempSync(join(tmpdir(), 'trove-bench-plain-'));
+  const list = join(dir, 'urls.json');
+  writeFileSync(list, JSON.stringify(urls));
+  const out = mkdtempSync(join(dir, 'out-'));
+  const r = await run('taskset', ['-c', '0', process.execPath, join(ROOT, 'bench/lib/plain-download.mjs'), list, String(C), out, sourceAuth]);
+  rmSync(dir, { recursive: true, force: true });
+  if (r.code !== 0) throw new Error(`plain download failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+let seq = 0;
+async function viaTrove(repo) {
+  const n = ++seq;
+  const source = await api('POST', '/mirror/sources', { name: `bench-${n}`, base_url: nexus.url, username: nexus.username, password: nexus.password });
+  await api('PUT', `/mirror/sources/${source.id}/repos`, [{ source_repo: repo, target: `${repo}-${n}`, create: true }]);
+  const sync = await api('POST', `/mirror/sources/${source.id}/sync`);
+  let s;
+  for (;;) {
+    s = await api('GET', `/mirror/syncs/${sync.id}`);
+    if (s.state !== 'running') break;
+    await sleep(100);
+  }
+  if (s.state !== 'done' || s.repos[0].failed) throw new Error(`sync ended ${s.state}: ${JSON.stringify(s)}`);
+  const seconds = (Date.parse(s.finished_at) - Date.parse(s.started_at)) / 1000;
+  // The next run's target starts empty: drop this one's mapping (and keep its files: deleting is not measured).
+  await api('PUT', `/mirror/sources/${source.id}/repos`, []);
+  return { files: s.repos[0].fetched, bytes: s.repos[0].bytes, seconds };
+}
+
+const rows = [];
+const notes = [];
+for (const repo of ['small', 'large'].filter((r) => (r === 'small' ? SMALL : LARGE) > 0)) {
+  const urls = await urlsOf(repo);
+  await plain(repo, urls); // warm-up: the double's and the page cache's first touches
+  const ref = [];
+  const mine = [];
+  for (let i = 0; i < RUNS; i++) {
+    ref.push(await plain(repo, urls));
+    mine.push(await viaTrove(repo));
+  }
+  const fps = (xs) => spread(xs.map((x) => x.files / x.seconds));
+  const mbps = (xs) => spread(xs.map((x) => x.bytes / 1e6 / x.seconds));
+  const r = median(mine.map((x) => x.files / x.seconds)) / median(ref.map((x) => x.files / x.seconds));
+  line(`${repo}: ${urls.length} files, ${(mine[0].bytes / 1e6).toFixed(1)} MB`);
+  line(`  plain download: ${fmt(fps(ref), 0)} files/s, ${fmt(mbps(ref), 1)} MB/s`);
+  line(`  trove sync:     ${fmt(fps(mine), 0)} files/s, ${fmt(mbps(mine), 1)} MB/s`);
+  line(`  ratio (median files/s): ${fmtRatio(r)}`);
+  rows.push({ name: `${repo}: trove files/s`, value: Math.round(median(mine.map((x) => x.files / x.seconds))) });
+  rows.push({ name: `${repo}: trove MB/s`, value: Number(median(mine.map((x) => x.bytes / 1e6 / x.seconds)).toFixed(1)) });
+  rows.push({ name: `${repo}: plain files/s`, value: Math.round(median(ref.map((x) => x.files / x.seconds))) });
+  rows.push({ name: `${repo}: plain MB/s`, value: Number(median(ref.map((x) => x.bytes / 1e6 / x.seconds)).toFixed(1)) });
+  rows.push({ name: `${repo}: ratio`, value: fmtRatio(r), target: '>= 0.8x', verdict: verdict(r >= 0.8) });
+}
+notes.push(`runs ${RUNS}, concurrency ${C}; Trove verifies sha1, md5, sha256 and sha512 (the double declares all four) and fsyncs each file, the plain download does neither`);
+await trove.stop();
+await stopChild(double);
+summary({ id: 'mirror-import', title: 'Mirror import from the Nexus double vs a plain parallel download', rows, notes });

@@ -1,0 +1,30 @@
+/**
+ * Media types a browser renders as active content (it can run script): HTML, XHTML, SVG, any
+ * XML (an XHTML namespace makes it a page), JavaScript, and every `text/*` other than
+ * `text/plain`. Everything else (archives, jars, `.deb`, JSON, octet-stream, images other
+ * than SVG) a browser shows inertly or downloads.
+ */
+export function isActiveContentType(contentType: string): boolean {
+  const t = contentType.split(';')[0]!.trim().toLowerCase();
+  if (t === 'text/plain') return false;
+  if (t.startsWith('text/')) return true;
+  return /(^|[/+])(xml|html|xhtml|svg|javascript|ecmascript)(\+xml)?$/.test(t) || t.endsWith('+xml') || t === 'image/svg+xml';
+}
+
+/** Plain text in place of an active type: for formats whose clients ignore the type (Maven's POMs and metadata). */
+export function inertContentType(contentType: string): string {
+  return isActiveContentType(contentType) ? 'text/plain; charset=utf-8' : contentType;
+}
+
+/**
+ * The headers that say what stored bytes are, in one place for every download: an active
+ * type is still named (clients that want it get it) but marked `attachment`, so a browser
+ * saves it instead of rendering it on Trove's origin.
+ */
+export function contentHeaders(contentType: string, filename?: string): Record<string, string> {
+  const headers: Record<string, string> = { 'Content-Type': contentType };
+  if (isActiveContentType(contentType)) {
+    headers['Content-Disposition'] = filename ? `attachment; filename*=UTF-8''${encodeURIComponent(filename)}` : 'attachment';
+  }
+  return headers;
+}

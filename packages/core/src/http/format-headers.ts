@@ -1,0 +1,25 @@
+import type { MiddlewareHandler } from 'hono';
+import type { TroveEnv } from './env.js';
+
+/**
+ * Every answer of a format route (`/raw`, `/maven`, `/debian`, their index pages included)
+ * holds bytes someone uploaded or a page Trove built from their names. Neither may run as a
+ * page of Trove's origin, where the admin's `tr_session` cookie lives: `sandbox` gives the
+ * document an opaque origin with scripts, forms and plugins off, `default-src 'none'` loads
+ * nothing, and `nosniff` stops a browser from guessing a runnable type. Trove's own HTML
+ * listings need none of that and still render.
+ */
+export const FORMAT_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': "sandbox; default-src 'none'",
+  'X-Content-Type-Options': 'nosniff',
+};
+
+export function formatSecurityHeaders(): MiddlewareHandler<TroveEnv> {
+  return async function formatSecurityHeadersMiddleware(c, next) {
+    // serveAsset writes some answers straight to the Node response: set them there first too.
+    const out = c.env?.outgoing;
+    if (out && !out.headersSent) for (const [k, v] of Object.entries(FORMAT_SECURITY_HEADERS)) out.setHeader(k, v);
+    await next();
+    for (const [k, v] of Object.entries(FORMAT_SECURITY_HEADERS)) c.res.headers.set(k, v);
+  };
+}

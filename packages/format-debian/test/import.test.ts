@@ -1,0 +1,31 @@
+import { createReadStream } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { importAsset, removeImported } from '@trove/core';
+import type { TestServer } from '@trove/core/testing/server';
+import { debServer, get, makeDeb, settled } from './helpers.js';
+
+let s: TestServer;
+afterEach(() => s?.close());
+
+const spool = (path: string) => s.ctx.spool.receive(createReadStream(path), { maxBytes: 1 << 24, algorithms: ['sha1', 'md5'] });
+const packages = async (dist: string) => (await get(s, `debian/apt/dists/${dist}/main/binary-amd64/Packages`)).text();
+
+describe('imports (the mirror hook)', () => {
+  it("ingests a .deb into config.distribution, skips the source's dists/ files, and takes a deleted package out of the index", async () => {
+    s = await debServer();
+    const repo = await s.ctx.repos.update('apt', { config: { architectures: ['amd64'], distribution: 'bookworm' } });
+    const deb = makeDeb({ name: 'mirrored', version: '1.0', arch: 'amd64' });
+    const imported = await importAsset(s.ctx, { repo, path: 'pool/m/mirrored/mirrored_1.0_amd64.deb', file: await spool(deb), contentType: 'application/octet-stream', uploader: 'jane' });
+    expect(imported).toEqual({ status: 'created', path: 'pool/main/m/mirrored/mirrored_1.0_amd64.deb' });
+    const skipped = await importAsset(s.ctx, { repo, path: 'dists/bookworm/InRelease', file: await spool(deb), contentType: 'text/plain', uploader: 'jane' });
+    expect(skipped).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/rebuilt and signed by Trove/) });
+    await settled(s, 'apt');
+    expect(await packages('bookworm')).toMatch(/^Package: mirrored$/m);
+    expect(s.ctx.assets.get(repo, 'pool/main/m/mirrored/mirrored_1.0_amd64.deb')!.uploader).toBe('jane');
+
+    expect(await removeImported(s.ctx, { repo, path: 'pool/main/m/mirrored/mirrored_1.0_amd64.deb' })).toBe(true);
+    await settled(s, 'apt');
+    expect(await packages('bookworm')).not.toMatch(/mirrored/);
+    expect((await get(s, 'debian/apt/pool/main/m/mirrored/mirrored_1.0_amd64.deb')).status).toBe(404);
+  });
+});

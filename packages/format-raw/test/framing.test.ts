@@ -1,0 +1,94 @@
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { basic } from '@trove/core/testing/resolver';
+import type { TestServer } from '@trove/core/testing/server';
+import { startFilesServer } from './files-server.js';
+
+let s: TestServer | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+/** A raw HTTP/1.1 connection: what a client sends is exactly what is written, and every byte back is kept. */
+class RawConnection {
+  private readonly socket: Socket;
+  received = '';
+  closed = false;
+  constructor(port: number) {
+    this.socket = connect(port, '127.0.0.1');
+    this.socket.on('data', (d) => (this.received += d.toString('latin1')));
+    this.socket.on('close', () => (this.closed = true));
+    this.socket.on('error', () => (this.closed = true));
+  }
+  write(text: string | Buffer) {
+    this.socket.write(text);
+  }
+  /** Waits until `test` holds for the bytes received so far (or the connection closes). */
+  async until(test: (received: string) => boolean, ms = 10_000): Promise<string> {
+    const end = Date.now() + ms;
+    while (!test(this.received) && !this.closed && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    return this.received;
+  }
+  close() {
+    this.socket.destroy();
+  }
+}
+
+const finalStatus = (received: string) => /HTTP\/1\.1 ([2-5]\d\d)/.exec(received)?.[1];
+const head = (lines: string[]) => lines.join('\r\n') + '\r\n\r\n';
+
+describe('upload framing', () => {
+  it('answers a PUT with neither Content-Length nor chunked framing with 411 and stores nothing', async () => {
+    s = await startFilesServer();
+    const c = new RawConnection(s.port);
+    c.write(head(['PUT /raw/files/no-length.txt HTTP/1.1', 'Host: x', `Authorization: ${basic('pub')}`]));
+    const got = await c.until((r) => !!finalStatus(r) && r.includes('}'));
+    c.close();
+    expect(finalStatus(got)).toBe('411');
+    expect(got).toMatch(/"error":/);
+    expect((await fetch(`${s.url}/raw/files/no-length.txt`)).status).toBe(404);
+  });
+
+  it('never tells a client 400 for an upload that was stored when bytes follow its body', async () => {
+    s = await startFilesServer();
+    const c = new RawConnection(s.port);
+    c.write(head(['PUT /raw/files/over.txt HTTP/1.1', 'Host: x', `Authorization: ${basic('pub')}`, 'Content-Length: 5']) + 'hello' + '\u0000 not HTTP at all\r\n\r\n');
+    const got = await c.until((r) => c.closed || /HTTP\/1\.1 201[\s\S]*\r\n\r\n/.test(r), 5000);
+    c.close();
+    expect(finalStatus(got)).toBe('201');
+    expect(got).not.toMatch(/HTTP\/1\.1 400/);
+    expect(await (await fetch(`${s.url}/raw/files/over.txt`)).text()).toBe('hello');
+  });
+
+  const refused: [string, string[], string][] = [
+    ['401 without credentials', ['PUT /raw/files/a.bin HTTP/1.1', 'Content-Length: 1000'], '401'],
+    ['404 for an unknown repository', ['PUT /raw/nope/a.bin HTTP/1.1', `Authorization: ${basic('pub')}`, 'Content-Length: 1000'], '404'],
+    ['403 for a session of another repository', ['PUT /raw/other/a.bin HTTP/1.1', `Authorization: ${basic('pub')}`, 'Content-Length: 1000'], '403'],
+    ['413 by Content-Length', ['PUT /raw/files/huge.bin HTTP/1.1', `Authorization: ${basic('pub')}`, 'Content-Length: 3000000000'], '413'],
+  ];
+  for (const [what, lines, status] of refused) {
+    it(`Expect: 100-continue: answers ${what} without asking for the body`, async () => {
+      s = await startFilesServer();
+      await s.ctx.repos.create({ name: 'other', format: 'raw' });
+      const c = new RawConnection(s.port);
+      c.write(head([...lines, 'Host: x', 'Expect: 100-continue']));
+      const got = await c.until((r) => !!finalStatus(r));
+      c.close();
+      expect(got).not.toMatch(/100 Continue/);
+      expect(finalStatus(got)).toBe(status);
+    });
+  }
+
+  it('Expect: 100-continue: asks for the body of an accepted upload, then stores it', async () => {
+    s = await startFilesServer();
+    const c = new RawConnection(s.port);
+    c.write(head(['PUT /raw/files/continued.txt HTTP/1.1', 'Host: x', `Authorization: ${basic('pub')}`, 'Content-Length: 5', 'Expect: 100-continue']));
+    expect(await c.until((r) => r.includes('100 Continue') || !!finalStatus(r))).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+    c.write('hello');
+    const got = await c.until((r) => !!finalStatus(r));
+    c.close();
+    expect(finalStatus(got)).toBe('201');
+    expect(await (await fetch(`${s.url}/raw/files/continued.txt`)).text()).toBe('hello');
+  });
+});

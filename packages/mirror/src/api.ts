@@ -1,0 +1,148 @@
+import { Hono, type Context } from 'hono';
+import { badRequest, conflict, decodeCursor, isString, page, pageLimit, readJson, readJsonObject, requireAdmin, type CoreContext, type TroveEnv } from '@trove/core';
+import type { MappingRow, SourceRow, SyncRepoRow, SyncRow } from './schema.js';
+import { FORMAT_OF, sourceProblem, type SourceService } from './sources.js';
+import type { SyncRunner } from './sync/runner.js';
+
+const isInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
+
+function syncId(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d{1,15}$/.test(raw) || !isInt(n)) throw badRequest('sync id must be a positive integer');
+  return n;
+}
+
+/**
+ * `/api/mirror/...` (SPEC "External source (mirror) routes"), admin only. The source password
+ * is never part of an answer; errors from the source map to 400 (refused credentials) or 502.
+ */
+export function mirrorApi(ctx: CoreContext, sources: SourceService, runner: SyncRunner): Hono<TroveEnv> {
+  const app = new Hono<TroveEnv>();
+  const json = (c: Context<TroveEnv>) => readJsonObject(c, ctx.settings.int('max_json_bytes'));
+  app.use('/mirror/*', async (c, next) => {
+    requireAdmin(c);
+    await next();
+  });
+
+  const mappingJson = (m: MappingRow) => ({ source_repo: m.sourceRepo, source_format: m.sourceFormat, target: ctx.repos.byId(m.targetRepoId)?.name ?? '' });
+  const sourceJson = (s: SourceRow) => ({
+    id: s.id,
+    name: s.name,
+    base_url: s.baseUrl,
+    username: s.username,
+    state: s.state,
+    syncing: runner.active(s.id) !== undefined,
+    mapping: sources.mappings(s.id).map(mappingJson),
+    created_at: s.createdAt.toISOString(),
+    updated_at: s.updatedAt.toISOString(),
+    cut_over_at: s.cutOverAt?.toISOString() ?? null,
+  });
+  const repoCounters = (r: SyncRepoRow) => ({
+    source_repo: r.sourceRepo,
+    target: r.target,
+    state: r.state,
+    listed: r.listed,
+    fetched: r.fetched,
+    skipped_unchanged: r.skipped,
+    deleted: r.deleted,
+    failed: r.failed,
+    bytes: r.bytes,
+    error: r.error,
+  });
+  const syncJson = (s: SyncRow) => ({
+    id: String(s.id),
+    source_id: s.sourceId,
+    trigger: s.trigger,
+    state: s.state,
+    error: s.error,
+    resumes: s.resumes,
+    started_at: s.startedAt.toISOString(),
+    finished_at: s.finishedAt?.toISOString() ?? null,
+    repos: runner.repos(s.id).map(repoCounters),
+  });
+
+  app.post('/mirror/sources', async (c) => c.json(sourceJson(await sources.create(await json(c))), 201));
+
+  app.get('/mirror/sources', (c) => {
+    const { items, last } = sources.list(decodeCursor(c.req.query('after'), isString), pageLimit(c.req.query('limit')));
+    return c.json(page(items.map(sourceJson), last));
+  });
+
+  app.get('/mirror/sources/:id', async (c) => {
+    const source = sources.get(c.req.param('id'));
+    const mapped = sources.mappings(source.id);
+    const mappedOnly = (why: string) =>
+      mapped.map((m) => ({ name: m.sourceRepo, format: m.sourceFormat, type: 'hosted', target: ctx.repos.byId(m.targetRepoId)?.name ?? '', mirror_error: why }));
+    if (source.state === 'cut_over') {
+      const why = 'the source is cut over; its repositories are no longer read';
+      return c.json({ ...sourceJson(source), mirror_error: why, repos: mappedOnly(why) });
+    }
+    try {
+      const remote = await sources.remoteRepositories(source, AbortSignal.timeout(15_000));
+      const targets = new Map(mapped.map((m) => [m.sourceRepo, ctx.repos.byId(m.targetRepoId)?.name ?? '']));
+      const repos = remote
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .map((r) => {
+          const why = r.type !== 'hosted' ? `a ${r.type} repository holds no content of its own` : FORMAT_OF[r.format] ? '' : `format ${r.format} is not mirrored`;
+          return { name: r.name, format: r.format, type: r.type, ...(r.distribution ? { distribution: r.distribution } : {}), mappable: !why, ...(why ? { reason: why } : {}), target: targets.get(r.name) ?? '' };
+        });
+      return c.json({ ...sourceJson(source), mirror_error: '', repos });
+    } catch (err) {
+      const why = sourceProblem(err).message;
+      return c.json({ ...sourceJson(source), mirror_error: why, repos: mappedOnly(why) });
+    }
+  });
+
+  app.patch('/mirror/sources/:id', async (c) => c.json(sourceJson(await sources.update(c.req.param('id'), await json(c)))));
+
+  app.delete('/mirror/sources/:id', (c) => {
+    const source = sources.get(c.req.param('id'));
+    if (runner.active(source.id) !== undefined) throw conflict(`a sync of ${source.name} is running`);
+    sources.delete(source.id);
+    return c.body(null, 204);
+  });
+
+  app.put('/mirror/sources/:id/repos', async (c) => {
+    const id = c.req.param('id');
+    sources.get(id);
+    const body = await readJson(c, ctx.settings.int('max_json_bytes'));
+    const mappings = await sources.setMappings(id, body, runner.active(id) !== undefined);
+    return c.json({ items: mappings.map(mappingJson) });
+  });
+
+  app.post('/mirror/sources/:id/sync', (c) => {
+    const source = sources.get(c.req.param('id'));
+    if (source.state === 'cut_over') throw conflict(`source ${source.name} is cut over; it no longer syncs`);
+    if (!sources.mappings(source.id).length) throw badRequest(`source ${source.name} has no mapped repositories (PUT .../repos first)`);
+    return c.json(syncJson(runner.start(source.id, 'manual')), 202);
+  });
+
+  app.post('/mirror/sources/:id/cutover', (c) => {
+    const source = sources.get(c.req.param('id'));
+    if (source.state === 'cut_over') throw conflict(`source ${source.name} is already cut over`);
+    if (!sources.mappings(source.id).length) {
+      sources.markCutOver(source.id);
+      return c.json({ source: sourceJson(sources.get(source.id)) }, 202);
+    }
+    const sync = runner.start(source.id, 'cutover');
+    return c.json({ source: sourceJson(source), sync: syncJson(sync) }, 202);
+  });
+
+  app.get('/mirror/sources/:id/syncs', (c) => {
+    const source = sources.get(c.req.param('id'));
+    const { items, last } = runner.history(source.id, decodeCursor(c.req.query('after'), isInt), pageLimit(c.req.query('limit')));
+    return c.json(page(items.map(syncJson), last));
+  });
+
+  app.get('/mirror/syncs/:id', (c) => c.json(syncJson(runner.get(syncId(c.req.param('id'))))));
+
+  app.get('/mirror/syncs/:id/failures', (c) => {
+    const sync = runner.get(syncId(c.req.param('id')));
+    const { items, last } = runner.failures(sync.id, decodeCursor(c.req.query('after'), isInt), pageLimit(c.req.query('limit')));
+    return c.json(page(items.map((f) => ({ source_repo: f.sourceRepo, path: f.path, reason: f.reason })), last));
+  });
+
+  app.delete('/mirror/syncs/:id', async (c) => c.json(syncJson(await runner.cancel(syncId(c.req.param('id'))))));
+
+  return app;
+}

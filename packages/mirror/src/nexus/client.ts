@@ -1,0 +1,330 @@
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { HashAlgorithm, Spool, SpooledFile } from '@trove/blobstore';
+
+/**
+ * The little of Nexus 3's REST API the mirror needs (see NEXUS-API.md), over fetch.
+ * Every answer from the source is treated as hostile input: JSON is size-capped and
+ * schema-checked, download URLs must stay on the source's own base URL, and a listing
+ * that fails after its retries is an error, never an empty repository.
+ */
+
+export type NexusErrorKind = 'refused' | 'unreachable' | 'status' | 'timeout' | 'invalid' | 'foreign_url';
+
+export class NexusError extends Error {
+  constructor(
+    readonly kind: NexusErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'NexusError';
+  }
+  /** Worth another try: the source's 5xx, 429, a dropped connection or a timeout. */
+  get transient(): boolean {
+    return this.kind === 'unreachable' || this.kind === 'timeout' || (this.kind === 'status' && (this.status! >= 500 || this.status === 429));
+  }
+}
+
+export interface NexusCredentials {
+  baseUrl: string;
+  username: string;
+  password: string;
+}
+
+export interface NexusClientOptions {
+  /** Longest wait for response headers, and for the next chunk of a body. */
+  timeoutMs?: number;
+  /** Attempts after the first for transient failures. */
+  retries?: number;
+  /** First backoff; doubles per attempt (with jitter), capped at 10 s. */
+  backoffMs?: number;
+}
+
+export interface NexusRepository {
+  name: string;
+  format: string;
+  type: string;
+  /** apt only: the hosted repository's one distribution, from repositorySettings when readable. */
+  distribution?: string;
+}
+
+export interface NexusChecksums {
+  sha1?: string;
+  sha256?: string;
+  sha512?: string;
+  md5?: string;
+}
+
+export interface NexusAsset {
+  /** Without the leading slash. */
+  path: string;
+  downloadUrl: string;
+  checksum: NexusChecksums;
+  fileSize: number | null;
+  contentType: string | null;
+  uploader: string | null;
+}
+
+const hexOf = (n: number) => z.string().regex(new RegExp(`^[0-9a-fA-F]{${n}}$`)).transform((s) => s.toLowerCase());
+const repoSchema = z.object({ name: z.string().min(1).max(200), format: z.string().max(50), type: z.string().max(50) });
+const settingsSchema = z.array(z.object({ name: z.string(), apt: z.object({ distribution: z.string().max(100) }).nullish() }).loose());
+const assetSchema = z.object({
+  path: z.string().min(1).max(4096),
+  downloadUrl: z.string().max(8192).nullish(),
+  checksum: z.object({ sha1: hexOf(40).nullish(), sha256: hexOf(64).nullish(), sha512: hexOf(128).nullish(), md5: hexOf(32).nullish() }).nullish(),
+  fileSize: z.number().int().nonnegative().nullish(),
+  contentType: z.string().max(200).nullish(),
+  uploader: z.string().max(200).nullish(),
+});
+const pageSchema = z.object({ items: z.array(z.unknown()).max(10_000), continuationToken: z.string().max(4096).nullish() });
+
+/** A listing answer larger than this is not Nexus talking. */
+const MAX_JSON = 32 * 1024 * 1024;
+
+export class NexusClient {
+  readonly base: URL;
+  private readonly auth: string;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly backoffMs: number;
+
+  constructor(creds: NexusCredentials, opts: NexusClientOptions = {}) {
+    this.base = new URL(normalizeBaseUrl(creds.baseUrl) + '/');
+    this.auth = 'Basic ' + Buffer.from(`${creds.username}:${creds.password}`).toString('base64');
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.retries = opts.retries ?? 4;
+    this.backoffMs = opts.backoffMs ?? 250;
+  }
+
+  /** `GET /service/rest/v1/status` with the credentials: refused logins and unreachable sources become typed errors. */
+  async check(signal?: AbortSignal): Promise<void> {
+    const res = await this.request('service/rest/v1/status', { signal, retries: 1 });
+    await res.body?.cancel();
+  }
+
+  async repositories(signal?: AbortSignal): Promise<NexusRepository[]> {
+    const list = z.array(z.unknown()).max(100_000).parse(await this.json('service/rest/v1/repositories', signal));
+    const repos = list.flatMap((r) => {
+      const p = repoSchema.safeParse(r);
+      return p.success ? [p.data] : [];
+    });
+    // Distributions need the admin-only settings listing; without it apt repositories fall back to none known.
+    let dists = new Map<string, string>();
+    try {
+      const settings = settingsSchema.safeParse(await this.json('service/rest/v1/repositorySettings', signal));
+      if (settings.success) dists = new Map(settings.data.flatMap((s) => (s.apt ? [[s.name, s.apt.distribution] as const] : [])));
+    } catch (err) {
+      if (!(err instanceof NexusError) || err.kind !== 'status') throw err;
+    }
+    return repos.map((r) => ({ ...r, ...(dists.has(r.name) ? { distribution: dists.get(r.name)! } : {}) }));
+  }
+
+  /**
+   * The asset enumeration, one page at a time. Follows continuation tokens until a page comes
+   * without one (an exact multiple of 100 ends with an empty page). Each page is retried on
+   * its own; when it still fails the generator throws, so a caller never mistakes a broken
+   * listing for the end of the repository.
+   */
+  async *assets(repository: string, signal?: AbortSignal): AsyncGenerator<{ items: NexusAsset[]; invalid: number }> {
+    let token: string | null | undefined = null;
+    const seen = new Set<string>();
+    do {
+      const q = new URLSearchParams({ repository, ...(token ? { continuationToken: token } : {}) });
+      const page = pageSchema.safeParse(await this.json(`service/rest/v1/assets?${q}`, signal));
+      if (!page.success) throw new NexusError('invalid', `asset listing of ${repository} is not a Nexus answer`);
+      const items: NexusAsset[] = [];
+      let invalid = 0;
+      for (const raw of page.data.items) {
+        const a = assetSchema.safeParse(raw);
+        if (!a.success) {
+          invalid++;
+          continue;
+        }
+        const c = a.data.checksum ?? {};
+        items.push({
+          path: a.data.path.replace(/^\/+/, ''),
+          downloadUrl: a.data.downloadUrl ?? '',
+          checksum: { ...(c.sha1 ? { sha1: c.sha1 } : {}), ...(c.sha256 ? { sha256: c.sha256 } : {}), ...(c.sha512 ? { sha512: c.sha512 } : {}), ...(c.md5 ? { md5: c.md5 } : {}) },
+          fileSize: a.data.fileSize ?? null,
+          contentType: a.data.contentType ?? null,
+          uploader: a.data.uploader ?? null,
+        });
+      }
+      yield { items, invalid };
+      token = page.data.continuationToken;
+      // A source that hands back a token it already gave would make us loop forever.
+      if (token && seen.has(token)) throw new NexusError('invalid', `asset listing of ${repository} repeats a continuation token`);
+      if (token) seen.add(token);
+    } while (token);
+  }
+
+  /**
+   * The URL an asset may be fetched from: its `downloadUrl` only when it lies on the source's own
+   * origin and under its content root; anything else is refused (a server-side request forgery path).
+   */
+  contentUrl(repository: string, asset: NexusAsset): URL {
+    const root = new URL(`repository/${encodeURIComponent(repository)}/`, this.base);
+    if (!asset.downloadUrl) return new URL(asset.path.split('/').map(encodeURIComponent).join('/'), root);
+    let url: URL;
+    try {
+      url = new URL(asset.downloadUrl);
+    } catch {
+      throw new NexusError('foreign_url', 'downloadUrl is not a URL');
+    }
+    if (url.origin !== this.base.origin || !url.pathname.startsWith(new URL('repository/', this.base).pathname) || url.username || url.password) {
+      throw new NexusError('foreign_url', `downloadUrl points outside the source (${url.origin}); refused, not fetched`);
+    }
+    url.hash = '';
+    return url;
+  }
+
+  /**
+   * Streams one asset into the spool, hashing on the way (sha256, sha1 and md5 always,
+   * sha512 when the source declared it). A stalled body is aborted after `timeoutMs` of silence.
+   */
+  async download(repository: string, asset: NexusAsset, spool: Spool, opts: { maxBytes: number; signal?: AbortSignal }): Promise<SpooledFile> {
+    const url = this.contentUrl(repository, asset);
+    // md5 always: Nexus declares it for every blob, and Debian's index and Maven's .md5 need it.
+    const algorithms: HashAlgorithm[] = ['sha1', 'md5'];
+    if (asset.checksum.sha512) algorithms.push('sha512');
+    return this.withRetries(async () => {
+      const { res, watch } = await this.fetchOnce(url, opts.signal);
+      if (!res.body) throw new NexusError('invalid', 'empty download body');
+      const body = res.body;
+      const source = Readable.from(
+        (async function* () {
+          try {
+            for await (const chunk of body) {
+              watch.arm();
+              yield chunk as Uint8Array;
+            }
+          } finally {
+            watch.stop();
+          }
+        })(),
+        { objectMode: false },
+      );
+      try {
+        return await spool.receive(source, { maxBytes: opts.maxBytes, algorithms, ...(asset.fileSize !== null ? { expectedSize: asset.fileSize } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        if (watch.fired) throw new NexusError('timeout', `download stalled for ${this.timeoutMs} ms`);
+        if ((err as Error).name === 'UploadIncompleteError') throw new NexusError('unreachable', 'the download ended early or did not have the size the source declared');
+        throw err;
+      }
+    }, opts.signal);
+  }
+
+  private async json(path: string, signal?: AbortSignal): Promise<unknown> {
+    return this.withRetries(async () => {
+      const { res, watch } = await this.fetchOnce(new URL(path, this.base), signal);
+      let text: string;
+      try {
+        text = await readCapped(res, MAX_JSON, watch);
+      } catch (err) {
+        if (watch.fired && !signal?.aborted) throw new NexusError('timeout', `${path.split('?')[0]} stalled for ${this.timeoutMs} ms`);
+        throw err;
+      } finally {
+        watch.stop();
+      }
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new NexusError('invalid', `${path.split('?')[0]} did not answer JSON`);
+      }
+    }, signal);
+  }
+
+  private async request(path: string, opts: { signal?: AbortSignal | undefined; retries?: number }): Promise<Response> {
+    return this.withRetries(async () => {
+      const { res, watch } = await this.fetchOnce(new URL(path, this.base), opts.signal);
+      watch.stop();
+      return res;
+    }, opts.signal, opts.retries);
+  }
+
+  /**
+   * One request; headers must arrive within `timeoutMs`, and the returned watchdog aborts the body
+   * when a reader re-arms it no more for `timeoutMs`. Anything but 2xx becomes a NexusError.
+   */
+  private async fetchOnce(url: URL, signal?: AbortSignal): Promise<{ res: Response; watch: Watchdog }> {
+    const watch = new Watchdog(this.timeoutMs);
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: { Authorization: this.auth, Accept: 'application/json, */*' }, redirect: 'manual', signal: signal ? AbortSignal.any([signal, watch.signal]) : watch.signal });
+    } catch (err) {
+      watch.stop();
+      if (signal?.aborted) throw err;
+      if (watch.fired) throw new NexusError('timeout', `no answer from ${url.origin} within ${this.timeoutMs} ms`);
+      throw new NexusError('unreachable', `cannot reach ${url.origin}: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`);
+    }
+    watch.arm();
+    if (res.ok) return { res, watch };
+    watch.stop();
+    await res.body?.cancel().catch(() => {});
+    if (res.status === 401) throw new NexusError('refused', 'the source refused the credentials', 401);
+    if (res.status >= 300 && res.status < 400) throw new NexusError('status', `the source answered a redirect (${res.status}); redirects are not followed`, res.status);
+    throw new NexusError('status', `the source answered ${res.status} for ${url.pathname}`, res.status);
+  }
+
+  private async withRetries<T>(fn: () => Promise<T>, signal?: AbortSignal, retries = this.retries): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (signal?.aborted || !(err instanceof NexusError) || !err.transient || attempt >= retries) throw err;
+        const wait = Math.min(10_000, this.backoffMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+}
+
+/** `http(s)://host[:port][/context]` without a trailing slash; anything else is refused. */
+export function normalizeBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new NexusError('invalid', 'base_url must be an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NexusError('invalid', 'base_url must start with http:// or https://');
+  if (url.username || url.password || url.search || url.hash) throw new NexusError('invalid', 'base_url must not carry credentials, a query or a fragment');
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+/** Aborts a request when nothing arrived for `ms`: headers first, then each chunk re-arms it. */
+class Watchdog {
+  private readonly ctl = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  constructor(private readonly ms: number) {
+    this.arm();
+  }
+  get signal(): AbortSignal {
+    return this.ctl.signal;
+  }
+  get fired(): boolean {
+    return this.ctl.signal.aborted;
+  }
+  arm(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.ctl.abort(), this.ms);
+  }
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+async function readCapped(res: Response, limit: number, watch: Watchdog): Promise<string> {
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    watch.arm();
+    size += (chunk as Uint8Array).byteLength;
+    if (size > limit) throw new NexusError('invalid', `answer larger than ${limit} bytes`);
+    chunks.push(chunk as Uint8Array);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

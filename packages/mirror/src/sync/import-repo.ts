@@ -1,0 +1,203 @@
+import { and, eq } from 'drizzle-orm';
+import { readFile } from 'node:fs/promises';
+import { importAsset, isTroveError, removeImported, type CoreContext, type RepoRow } from '@trove/core';
+import type { SpooledFile } from '@trove/blobstore';
+import { NexusError, type NexusAsset, type NexusChecksums, type NexusClient } from '../nexus/client.js';
+import { mirrorFailures, mirrorItems, mirrorSyncRepos } from '../schema.js';
+
+export interface RepoCounters {
+  listed: number;
+  fetched: number;
+  skipped: number;
+  deleted: number;
+  failed: number;
+  bytes: number;
+}
+
+export interface ImportRepoInput {
+  ctx: CoreContext;
+  client: NexusClient;
+  syncId: number;
+  sourceId: string;
+  sourceRepo: string;
+  target: RepoRow;
+  concurrency: number;
+  signal: AbortSignal;
+  /** Counters already recorded by an earlier run of this sync (a resume keeps fetched, bytes). */
+  counters: RepoCounters;
+}
+
+const SIDE_FILE = /\.(sha1|sha256|sha512|md5)$/;
+
+/** The rules format routes apply to request paths (core's parseRepoPath), for paths a source hands us. */
+function unsafePath(path: string): boolean {
+  return path.length > 1024 || path.split('/').some((seg) => seg === '' || seg === '.' || seg === '..' || /[\\\u0000-\u001f\u007f]/.test(seg));
+}
+const MIME = /^[\w.+-]+\/[\w.+-]+(;.{0,100})?$/;
+
+/**
+ * Imports one source repository into its target, incrementally:
+ *  1. enumerate every page (a page that fails after its retries ends the run as failed, and
+ *     then nothing is deleted: a broken listing is never an empty repository);
+ *  2. a file whose source sha1 matches what was imported before is skipped; others are
+ *     downloaded (bounded concurrency), every declared checksum verified, then imported through
+ *     the format's hook; each import is recorded at once, so a restart skips it;
+ *  3. checksum side files are checked against the file they describe once everything is listed;
+ *  4. only after a complete listing, files gone from the source are removed from the target.
+ * Counters are written to the sync's row every half second and at the end.
+ */
+export async function importRepo(input: ImportRepoInput): Promise<void> {
+  const { ctx, client, syncId, sourceId, sourceRepo, target, signal, counters } = input;
+  const db = ctx.db;
+  const known = new Map(
+    db
+      .select({ path: mirrorItems.path, sha1: mirrorItems.sha1, targetPath: mirrorItems.targetPath })
+      .from(mirrorItems)
+      .where(and(eq(mirrorItems.sourceId, sourceId), eq(mirrorItems.sourceRepo, sourceRepo)))
+      .all()
+      .map((r) => [r.path, r] as const),
+  );
+  const seen = new Set<string>();
+  const declared = new Map<string, NexusChecksums>();
+  const sideFiles: NexusAsset[] = [];
+  const inflight = new Set<Promise<void>>();
+  const commits = new Set<Promise<void>>();
+  const maxBytes = ctx.settings.int('max_upload_bytes');
+
+  const flush = () => db.update(mirrorSyncRepos).set(counters).where(and(eq(mirrorSyncRepos.syncId, syncId), eq(mirrorSyncRepos.sourceRepo, sourceRepo))).run();
+  const timer = setInterval(flush, 500);
+  timer.unref();
+
+  const fail = (path: string, reason: string) => {
+    counters.failed++;
+    db.insert(mirrorFailures).values({ syncId, sourceRepo, path, reason: reason.slice(0, 1000) }).run();
+  };
+
+  /**
+   * Committing (blob store rename and fsyncs, then the database) runs after the download slot is
+   * released, up to `2 x concurrency` at a time: the source sees `concurrency` requests, and a
+   * small file's fsync latency no longer idles a download slot (bench/mirror-import.mjs).
+   */
+  const commit = async (asset: NexusAsset, file: SpooledFile) => {
+    const { path } = asset;
+    try {
+      const contentType = asset.contentType && MIME.test(asset.contentType) ? asset.contentType : 'application/octet-stream';
+      const size = file.size;
+      const result = await importAsset(ctx, { repo: target, path, file, contentType, uploader: asset.uploader ?? '' });
+      const targetPath = result.status === 'skipped' ? '' : result.path;
+      const before = known.get(path);
+      if (before?.targetPath && before.targetPath !== targetPath) await removeImported(ctx, { repo: target, path: before.targetPath });
+      db.insert(mirrorItems)
+        .values({ sourceId, sourceRepo, path, sha1: asset.checksum.sha1!, targetPath })
+        .onConflictDoUpdate({ target: [mirrorItems.sourceId, mirrorItems.sourceRepo, mirrorItems.path], set: { sha1: asset.checksum.sha1!, targetPath } })
+        .run();
+      counters.fetched++;
+      counters.bytes += size;
+    } catch (err) {
+      if (err instanceof NexusError || isTroveError(err)) return fail(path, err.message);
+      ctx.log.warn({ err, repo: sourceRepo, path }, 'mirror: import failed');
+      fail(path, `import failed: ${(err as Error).message}`);
+    }
+  };
+
+  const fetchOne = async (asset: NexusAsset, check?: (file: SpooledFile) => Promise<string | null>) => {
+    const { path } = asset;
+    let file: SpooledFile | undefined;
+    try {
+      if (unsafePath(path)) return fail(path.slice(0, 200), 'unsafe path (empty, "." or ".." segments, backslashes or control characters); not imported');
+      if (!asset.checksum.sha1) return fail(path, 'the source declares no sha1 for this file; it cannot be verified');
+      file = await client.download(sourceRepo, asset, ctx.spool, { maxBytes, signal });
+      const wrong = mismatch(asset.checksum, file) ?? (check ? await check(file) : null);
+      if (wrong) return fail(path, wrong);
+      while (commits.size >= input.concurrency * 2) await Promise.race(commits);
+      const owned = file;
+      file = undefined; // importAsset disposes it from here on
+      const p: Promise<void> = commit(asset, owned).finally(() => commits.delete(p));
+      commits.add(p);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (err instanceof NexusError || isTroveError(err)) return fail(path, err.message);
+      ctx.log.warn({ err, repo: sourceRepo, path }, 'mirror: download failed');
+      fail(path, `download failed: ${(err as Error).message}`);
+    } finally {
+      await file?.dispose();
+    }
+  };
+
+  const schedule = async (job: () => Promise<void>) => {
+    while (inflight.size >= input.concurrency) await Promise.race(inflight);
+    const p: Promise<void> = job()
+      .catch(() => {}) // only an abort escapes fetchOne; the loop below notices the signal
+      .finally(() => inflight.delete(p));
+    inflight.add(p);
+  };
+
+  // The next page is fetched while this one's files download, so a page boundary never idles the slots.
+  const pages = client.assets(sourceRepo, signal)[Symbol.asyncIterator]();
+  try {
+    let ahead = pages.next();
+    for (;;) {
+      const step = await ahead;
+      if (step.done) break;
+      const page = step.value;
+      ahead = pages.next();
+      ahead.catch(() => {}); // awaited (and thrown) at the top of the next round
+      counters.listed += page.items.length + page.invalid;
+      for (let i = 0; i < page.invalid; i++) fail('(unreadable listing entry)', 'the source listed an entry without a usable path or checksum');
+      for (const asset of page.items) {
+        if (signal.aborted) break;
+        if (seen.has(asset.path)) continue; // listed twice (added during the enumeration, or a group)
+        seen.add(asset.path);
+        if (known.get(asset.path)?.sha1 === asset.checksum.sha1 && asset.checksum.sha1) {
+          counters.skipped++;
+          if (SIDE_FILE.test(asset.path)) continue;
+          declared.set(asset.path, asset.checksum);
+          continue;
+        }
+        if (SIDE_FILE.test(asset.path)) {
+          sideFiles.push(asset);
+          continue;
+        }
+        declared.set(asset.path, asset.checksum);
+        await schedule(() => fetchOne(asset));
+      }
+      signal.throwIfAborted();
+    }
+    for (const asset of sideFiles) await schedule(() => fetchOne(asset, (file) => checkSideFile(asset.path, file, declared)));
+    await Promise.all(inflight);
+    await Promise.all(commits);
+    signal.throwIfAborted();
+    for (const [path, item] of known) {
+      if (seen.has(path)) continue;
+      if (item.targetPath) await removeImported(ctx, { repo: target, path: item.targetPath });
+      db.delete(mirrorItems).where(and(eq(mirrorItems.sourceId, sourceId), eq(mirrorItems.sourceRepo, sourceRepo), eq(mirrorItems.path, path))).run();
+      counters.deleted++;
+    }
+  } finally {
+    void pages.return(undefined).catch(() => {});
+    await Promise.allSettled(inflight);
+    await Promise.allSettled(commits);
+    clearInterval(timer);
+    flush();
+  }
+}
+
+/** The first declared checksum the bytes do not match, as a failure reason; null when all match. */
+function mismatch(declared: NexusChecksums, file: SpooledFile): string | null {
+  for (const alg of ['sha1', 'sha256', 'md5', 'sha512'] as const) {
+    const want = declared[alg];
+    if (want && file.hashes[alg] !== undefined && file.hashes[alg] !== want) return `checksum mismatch: the source declares ${alg} ${want}, the downloaded bytes have ${file.hashes[alg]}`;
+    if (want && alg === 'sha256' && file.hashes.sha256 !== want) return `checksum mismatch: the source declares sha256 ${want}, the downloaded bytes have ${file.hashes.sha256}`;
+  }
+  return null;
+}
+
+/** A `.sha1`/`.md5`/... side file must name the digest the source declared for the file it describes. */
+async function checkSideFile(path: string, file: SpooledFile, declared: Map<string, NexusChecksums>): Promise<string | null> {
+  const alg = SIDE_FILE.exec(path)![1] as keyof NexusChecksums;
+  const base = declared.get(path.slice(0, -(alg.length + 1)));
+  const want = base?.[alg];
+  if (!want || file.size > 1024) return null; // describes nothing listed, or is not a bare digest: a plain file
+  const text = (await readFile(file.path, 'utf8')).trim().split(/\s+/)[0]!.toLowerCase();
+  return text === want ? null : `checksum side file disagrees with ${path.slice(0, -(alg.length + 1))}: it says ${text.slice(0, 128)}, the source declares ${want}`;
+}

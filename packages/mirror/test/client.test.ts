@@ -1,0 +1,86 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Spool } from '@trove/blobstore';
+import { NexusClient, NexusError, type NexusAsset } from '../src/nexus/client.js';
+import { NexusDouble } from '../src/testing/nexus-double.js';
+
+let nexus: NexusDouble;
+let spool: Spool;
+beforeEach(async () => {
+  nexus = await NexusDouble.start();
+  spool = new Spool(mkdtempSync(join(tmpdir(), 'mirror-spool-')));
+  await spool.init();
+});
+afterEach(() => nexus.close());
+
+const client = (over: Partial<{ password: string; baseUrl: string; timeoutMs: number }> = {}) =>
+  new NexusClient({ baseUrl: over.baseUrl ?? nexus.url, username: 'admin', password: over.password ?? 'admin123' }, { backoffMs: 5, timeoutMs: over.timeoutMs ?? 5_000 });
+
+async function list(c: NexusClient, repo: string): Promise<NexusAsset[]> {
+  const out: NexusAsset[] = [];
+  for await (const page of c.assets(repo)) out.push(...page.items);
+  return out;
+}
+
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe('NexusClient', () => {
+  it('tells refused credentials from an unreachable source', async () => {
+    await expect(client({ password: 'wrong' }).check()).rejects.toMatchObject({ kind: 'refused' });
+    await expect(client({ baseUrl: `http://127.0.0.1:${await closedPort()}` }).check()).rejects.toMatchObject({ kind: 'unreachable' });
+    await client().check();
+  });
+
+  it('enumerates every page, strips leading slashes and survives a flapping listing', async () => {
+    nexus.addRepo('r', 'raw');
+    for (let i = 0; i < 300; i++) nexus.put('r', `d/${i}`, `c${i}`);
+    nexus.knobs.pathStyle = 'mixed';
+    nexus.knobs.flapListing = 3;
+    const items = await list(client(), 'r');
+    expect(items).toHaveLength(300);
+    expect(new Set(items.map((i) => i.path)).size).toBe(300);
+    expect(items.every((i) => !i.path.startsWith('/'))).toBe(true);
+    expect(nexus.stats.listingRequests).toBe(3 + 4);
+  });
+
+  it('throws instead of ending early when a page keeps failing', async () => {
+    nexus.addRepo('r', 'raw');
+    for (let i = 0; i < 150; i++) nexus.put('r', `${i}`, 'x');
+    nexus.knobs.breakListingAfterFirstPage = true;
+    await expect(list(client(), 'r')).rejects.toMatchObject({ kind: 'status', status: 500 });
+  });
+
+  it('downloads into the spool with the hashes the source declared, and refuses a foreign downloadUrl unfetched', async () => {
+    nexus.addRepo('r', 'raw').put('r', 'a/b.txt', 'hello').put('r', 'c.txt', 'evil');
+    nexus.knobs.foreignDownloadUrls.add('r/c.txt');
+    const c = client();
+    const [a, evil] = await list(c, 'r');
+    const file = await c.download('r', a!, spool, { maxBytes: 1000 });
+    expect(file.hashes.sha1).toBe(createHash('sha1').update('hello').digest('hex'));
+    expect(file.hashes.sha512).toBe(a!.checksum.sha512);
+    expect((await readFile(file.path)).toString()).toBe('hello');
+    await file.dispose();
+    await expect(c.download('r', evil!, spool, { maxBytes: 1000 })).rejects.toBeInstanceOf(NexusError);
+    expect(nexus.stats.foreignHits).toBe(0);
+  });
+
+  it('gives up on a body that stalls longer than the timeout', async () => {
+    nexus.addRepo('r', 'raw').put('r', 'slow', 'zzz');
+    nexus.knobs.downloadDelayMs = 1_000;
+    const c = new NexusClient({ baseUrl: nexus.url, username: 'admin', password: 'admin123' }, { backoffMs: 5, timeoutMs: 200, retries: 1 });
+    const [slow] = await list(c, 'r');
+    await expect(c.download('r', slow!, spool, { maxBytes: 1000 })).rejects.toMatchObject({ kind: 'timeout' });
+    expect(nexus.downloads('r', 'slow')).toBe(2);
+  });
+});

@@ -1,0 +1,134 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { defineFormat, notFound, parseRepoPath, receiveUpload, serveAsset, type CoreContext, type Credential, type TroveEnv } from '@trove/core';
+import { startTestServer, type TestServer } from '@trove/core/testing/server';
+import { basic, staticResolver } from '@trove/core/testing/resolver';
+import { createMirror, mirrorMigrations, mirrorSettings, type Mirror, type MirrorOptions } from '../src/index.js';
+import { NexusDouble } from '../src/testing/nexus-double.js';
+
+export { basic };
+
+/**
+ * A stand-in `raw` format for the package's own tests (the mirror may not depend on format
+ * packages; tests with the real formats and real clients live in apps/server/test/mirror*).
+ * Reads serve the asset; writes go through the access rules, so the mirror's fence shows.
+ */
+export const testRawFormat = defineFormat({
+  name: 'raw',
+  title: 'Raw (test)',
+  defaultConfig: {},
+  configSchema: z.object({}).strict(),
+  routes(ctx) {
+    const app = new Hono<TroveEnv>();
+    app.get('/raw/:repo/*', async (c) => {
+      const { repo: name, path } = parseRepoPath(c, 'raw');
+      const repo = ctx.access.requireRead(c.get('credential'), name, 'raw');
+      const asset = ctx.assets.get(repo, path);
+      if (!asset) throw notFound(`${path} not found`);
+      return serveAsset(c, ctx.blobs, asset, {});
+    });
+    app.put('/raw/:repo/*', async (c) => {
+      const { repo: name, path } = parseRepoPath(c, 'raw');
+      const repo = ctx.access.requireWrite(c.get('credential'), name, 'raw');
+      const file = await receiveUpload(c, ctx.spool, { maxBytes: 1 << 20 });
+      const { status } = await ctx.assets.commit({ repo, path, file, contentType: 'application/octet-stream', uploader: 'ci', onExisting: 'replace' });
+      return c.json({ path }, status === 'created' ? 201 : 200);
+    });
+    return app;
+  },
+});
+
+export interface Rig {
+  nexus: NexusDouble;
+  trove: TestServer;
+  mirror: Mirror;
+  api(method: string, path: string, body?: unknown, password?: string): Promise<{ status: number; body: any }>;
+  /** Restarts Trove on the same data directory and master key (a kill and a restart). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startRig(opts: { mirror?: MirrorOptions; nexus?: NexusDouble } = {}): Promise<Rig> {
+  const nexus = opts.nexus ?? (await NexusDouble.start());
+  const masterKey = Buffer.alloc(32, 7);
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dataDir = mkdtempSync(join(tmpdir(), 'trove-mirror-'));
+  const boot = async () => {
+    let mirror!: Mirror;
+    const trove = await startTestServer({
+      formats: [testRawFormat],
+      dataDir,
+      masterKey,
+      settingsGroups: [mirrorSettings],
+      migrations: [mirrorMigrations],
+      setup: (ctx: CoreContext) => {
+        const admin = ctx.users.byName('admin') ?? ctx.users.create({ username: 'admin', isAdmin: true });
+        const alice = ctx.users.byName('alice') ?? ctx.users.create({ username: 'alice' });
+        const publish = (repo: string): Credential => ({ type: 'publish', grant: { sessionId: 's-' + repo, repo, proof: 'oidc', user: null, actor: 'ci' } });
+        ctx.credentials.resolver = staticResolver({
+          admin: { type: 'user', via: 'password', user: admin },
+          alice: { type: 'user', via: 'password', user: alice },
+          'pub-files': publish('files'),
+        });
+        mirror = createMirror(ctx, { client: { backoffMs: 5, timeoutMs: 2_000 }, ...opts.mirror });
+        return { api: mirror.apiRoutes };
+      },
+    });
+    mirror.start();
+    return { trove, mirror };
+  };
+  let current = await boot();
+  const rig: Rig = {
+    nexus,
+    get trove() {
+      return current.trove;
+    },
+    get mirror() {
+      return current.mirror;
+    },
+    async api(method, path, body, password = 'admin') {
+      const res = await fetch(`${current.trove.url}/api${path}`, {
+        method,
+        headers: { Authorization: basic(password), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    },
+    async restart() {
+      await current.mirror.stop();
+      await current.trove.close();
+      current = await boot();
+    },
+    async close() {
+      await current.mirror.stop();
+      await current.trove.close();
+      await nexus.close();
+      (await import('node:fs')).rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return rig;
+}
+
+/** Polls a sync until it has ended. */
+export async function waitSync(rig: Rig, id: string, timeoutMs = 20_000): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await rig.api('GET', `/mirror/syncs/${id}`);
+    if (body.state !== 'running') return body;
+    if (Date.now() > until) throw new Error(`sync ${id} still running: ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}

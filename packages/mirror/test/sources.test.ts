@@ -1,0 +1,110 @@
+import { createServer } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startRig, type Rig } from './harness.js';
+
+let rig: Rig;
+beforeEach(async () => {
+  rig = await startRig();
+  rig.nexus.addRepo('files', 'raw').addRepo('releases', 'maven2').addRepo('central', 'maven2', 'proxy').addRepo('public', 'maven2', 'group', { members: ['releases'] }).addRepo('npm-hosted', 'npm');
+});
+afterEach(() => rig.close());
+
+const source = (over: Record<string, unknown> = {}) => ({ name: 'nexus', base_url: rig.nexus.url + '/', username: 'admin', password: 'admin123', ...over });
+
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe('mirror sources API', () => {
+  it('is for admins only', async () => {
+    expect((await rig.api('GET', '/mirror/sources', undefined, 'alice')).status).toBe(403);
+    const anon = await fetch(`${rig.trove.url}/api/mirror/sources`);
+    expect(anon.status).toBe(401);
+  });
+
+  it('creates a source after checking the connection, and never returns or stores the password in clear', async () => {
+    const bad = await rig.api('POST', '/mirror/sources', source({ password: 'wrong' }));
+    expect(bad).toMatchObject({ status: 400, body: { error: 'the source refused the credentials' } });
+    const down = await rig.api('POST', '/mirror/sources', source({ base_url: `http://127.0.0.1:${await closedPort()}` }));
+    expect(down.status).toBe(502);
+    expect(down.body.error).toMatch(/unreachable/);
+    expect((await rig.api('POST', '/mirror/sources', source({ base_url: 'ftp://x' }))).status).toBe(400);
+    expect((await rig.api('POST', '/mirror/sources', source({ name: '../x' }))).status).toBe(400);
+
+    const created = await rig.api('POST', '/mirror/sources', source());
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'nexus', base_url: rig.nexus.url, username: 'admin', state: 'mirroring', mapping: [] });
+    expect(JSON.stringify(created.body)).not.toContain('admin123');
+    expect((await rig.api('POST', '/mirror/sources', source())).status).toBe(409);
+    const row = rig.trove.ctx.db.$client.prepare('SELECT password_sealed FROM mirror_sources').get() as { password_sealed: string };
+    expect(row.password_sealed).toMatch(/^enc:v1:/);
+    expect(row.password_sealed).not.toContain('admin123');
+  });
+
+  it('lists sources in name order with cursors', async () => {
+    for (const name of ['c', 'a', 'b']) expect((await rig.api('POST', '/mirror/sources', source({ name }))).status).toBe(201);
+    const first = await rig.api('GET', '/mirror/sources?limit=2');
+    expect(first.body.items.map((s: any) => s.name)).toEqual(['a', 'b']);
+    const rest = await rig.api('GET', `/mirror/sources?limit=2&after=${first.body.next}`);
+    expect(rest.body).toMatchObject({ items: [{ name: 'c' }], next: '' });
+    expect((await rig.api('GET', '/mirror/sources?after=!!')).status).toBe(400);
+  });
+
+  it('shows the remote repositories, and only the mapped ones with mirror_error when the source is unreachable', async () => {
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    const got = await rig.api('GET', `/mirror/sources/${s.id}`);
+    expect(got.body.repos.map((r: any) => [r.name, r.format, r.type, r.mappable])).toEqual([
+      ['central', 'maven2', 'proxy', false],
+      ['files', 'raw', 'hosted', true],
+      ['npm-hosted', 'npm', 'hosted', false],
+      ['public', 'maven2', 'group', false],
+      ['releases', 'maven2', 'hosted', true],
+    ]);
+    expect((await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }])).status).toBe(200);
+    rig.nexus.knobs.down = true;
+    const down = await rig.api('GET', `/mirror/sources/${s.id}`);
+    expect(down.status).toBe(200);
+    expect(down.body.mirror_error).toMatch(/unreachable/);
+    expect(down.body.repos).toEqual([{ name: 'files', format: 'raw', type: 'hosted', target: 'files', mirror_error: down.body.mirror_error }]);
+    expect((await rig.api('GET', '/mirror/sources/nope')).status).toBe(404);
+  });
+
+  it('re-checks a PATCH, keeps the password when it is empty, and refuses unknown fields', async () => {
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    expect((await rig.api('PATCH', `/mirror/sources/${s.id}`, { password: 'wrong' })).status).toBe(400);
+    expect((await rig.api('PATCH', `/mirror/sources/${s.id}`, { name: 'x' })).status).toBe(400);
+    const ok = await rig.api('PATCH', `/mirror/sources/${s.id}`, { base_url: rig.nexus.url, password: '' });
+    expect(ok.status).toBe(200);
+    expect((await rig.api('GET', `/mirror/sources/${s.id}`)).body.mirror_error).toBe('');
+  });
+
+  it('maps hosted repositories, creates and locks targets, and refuses proxies, groups and foreign formats with why', async () => {
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    const put = (body: unknown) => rig.api('PUT', `/mirror/sources/${s.id}/repos`, body);
+    expect(await put([{ source_repo: 'central', target: 'c', create: true }])).toMatchObject({ status: 400, body: { error: expect.stringMatching(/proxy repository: it holds no content of its own/) } });
+    expect(await put([{ source_repo: 'public', target: 'c', create: true }])).toMatchObject({ status: 400, body: { error: expect.stringMatching(/group repository/) } });
+    expect(await put([{ source_repo: 'npm-hosted', target: 'c', create: true }])).toMatchObject({ status: 400, body: { error: expect.stringMatching(/format npm/) } });
+    expect((await put([{ source_repo: 'nope', target: 'c', create: true }])).status).toBe(400);
+    expect((await put([{ source_repo: 'files', target: 'files' }])).status).toBe(400); // does not exist, no create
+    expect((await put({})).status).toBe(400);
+    expect(rig.trove.ctx.repos.byName('c')).toBeUndefined();
+
+    const mapped = await put([{ source_repo: 'files', target: 'files', create: true }]);
+    expect(mapped.body.items).toEqual([{ source_repo: 'files', source_format: 'raw', target: 'files' }]);
+    const repo = await rig.api('GET', '/repos/files');
+    expect(repo.body).toMatchObject({ format: 'raw', locked_by: 'nexus/files' });
+    const write = await fetch(`${rig.trove.url}/raw/files/x.txt`, { method: 'PUT', body: 'x', headers: { Authorization: `Basic ${Buffer.from('ci:pub-files').toString('base64')}` } });
+    expect(write.status).toBe(409);
+    expect((await rig.api('DELETE', `/mirror/sources/${s.id}`)).status).toBe(409);
+
+    // Replacing the whole mapping with none lifts the fence; the source can then go.
+    expect((await put([])).body.items).toEqual([]);
+    expect((await rig.api('GET', '/repos/files')).body.locked_by).toBe('');
+    expect((await rig.api('DELETE', `/mirror/sources/${s.id}`)).status).toBe(204);
+    expect((await rig.api('GET', `/mirror/sources/${s.id}`)).status).toBe(404);
+  });
+});

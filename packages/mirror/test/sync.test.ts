@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { basic, eventually, startRig, waitSync, type Rig } from './harness.js';
+
+let rig: Rig;
+afterEach(() => rig?.close());
+
+async function mirrored(files: Record<string, string>, opts: Parameters<typeof startRig>[0] = {}) {
+  rig = await startRig(opts);
+  rig.nexus.addRepo('files', 'raw');
+  for (const [p, c] of Object.entries(files)) rig.nexus.put('files', p, c, { uploader: 'jane', uploaderIp: '10.9.8.7' });
+  const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+  expect((await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }])).status).toBe(200);
+  return s.id as string;
+}
+
+const read = async (path: string) => {
+  const res = await fetch(`${rig.trove.url}/raw/files/${path}`, { headers: { Authorization: basic('admin') } });
+  return { status: res.status, text: await res.text() };
+};
+
+async function sync(id: string) {
+  const started = await rig.api('POST', `/mirror/sources/${id}/sync`);
+  expect(started.status).toBe(202);
+  return waitSync(rig, started.body.id);
+}
+
+describe('mirror sync', () => {
+  it('imports every file with its uploader name, verifies checksums, and counts per repository', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 250; i++) files[`dir/${i}.txt`] = `content ${i}`;
+    const id = await mirrored(files);
+    rig.nexus.knobs.pathStyle = 'mixed';
+    const done = await sync(id);
+    expect(done).toMatchObject({ state: 'done', trigger: 'manual', repos: [{ source_repo: 'files', target: 'files', state: 'done', listed: 250, fetched: 250, skipped_unchanged: 0, deleted: 0, failed: 0 }] });
+    expect(done.repos[0].bytes).toBe(Object.values(files).reduce((n, c) => n + c.length, 0));
+    expect(await read('dir/7.txt')).toEqual({ status: 200, text: 'content 7' });
+    const asset = rig.trove.ctx.assets.get(rig.trove.ctx.repos.byName('files')!, 'dir/7.txt')!;
+    expect(asset.sha256).toBe(createHash('sha256').update('content 7').digest('hex'));
+    expect(asset.uploader).toBe('jane');
+    const listing = await rig.api('GET', '/repos/files/assets?limit=1');
+    expect(JSON.stringify(listing.body)).not.toContain('10.9.8.7');
+    expect(JSON.stringify(rig.trove.ctx.db.$client.prepare('SELECT * FROM assets').all())).not.toContain('10.9.8.7');
+  });
+
+  it('answers 400 without mapped repositories and 409 while a sync runs; history is newest first', async () => {
+    rig = await startRig();
+    rig.nexus.addRepo('files', 'raw').put('files', 'a', 'a');
+    const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'n', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+    expect((await rig.api('POST', `/mirror/sources/${s.id}/sync`)).status).toBe(400);
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }]);
+    rig.nexus.knobs.downloadDelayMs = 300;
+    const first = await rig.api('POST', `/mirror/sources/${s.id}/sync`);
+    expect((await rig.api('POST', `/mirror/sources/${s.id}/sync`)).status).toBe(409);
+    expect((await rig.api('DELETE', `/mirror/sources/${s.id}`)).status).toBe(409);
+    await waitSync(rig, first.body.id);
+    const second = await sync(s.id);
+    const history = await rig.api('GET', `/mirror/sources/${s.id}/syncs?limit=1`);
+    expect(history.body.items.map((x: any) => x.id)).toEqual([second.id]);
+    const older = await rig.api('GET', `/mirror/sources/${s.id}/syncs?limit=1&after=${history.body.next}`);
+    expect(older.body).toMatchObject({ items: [{ id: first.body.id }], next: '' });
+    expect((await rig.api('DELETE', `/mirror/syncs/${first.body.id}`)).status).toBe(409);
+    expect((await rig.api('GET', '/mirror/syncs/999')).status).toBe(404);
+    expect((await rig.api('GET', '/mirror/syncs/abc')).status).toBe(400);
+  });
+
+  it('fetches only what changed, and removes from the target what the source deleted', async () => {
+    const id = await mirrored({ a: '1', b: '2', c: '3' });
+    await sync(id);
+    const before = rig.nexus.totalDownloads();
+    rig.nexus.put('files', 'b', 'two').put('files', 'd', '4');
+    rig.nexus.remove('files', 'c');
+    const second = await sync(id);
+    expect(second.repos[0]).toMatchObject({ listed: 3, fetched: 2, skipped_unchanged: 1, deleted: 1, failed: 0 });
+    expect(rig.nexus.totalDownloads() - before).toBe(2);
+    expect(await read('b')).toEqual({ status: 200, text: 'two' });
+    expect((await read('c')).status).toBe(404);
+    expect(await read('d')).toEqual({ status: 200, text: '4' });
+  });
+
+  it('lists a lying checksum among the failures and never makes it visible', async () => {
+    const id = await mirrored({ good: 'fine', bad: 'tampered?' });
+    rig.nexus.knobs.lyingChecksums.add('files/bad');
+    const done = await sync(id);
+    expect(done.repos[0]).toMatchObject({ fetched: 1, failed: 1 });
+    expect((await read('bad')).status).toBe(404);
+    const failures = await rig.api('GET', `/mirror/syncs/${done.id}/failures`);
+    expect(failures.body).toMatchObject({ items: [{ source_repo: 'files', path: 'bad', reason: expect.stringMatching(/checksum mismatch: the source declares sha1/) }], next: '' });
+  });
+
+  it('verifies what older blobs declare (sha1 and md5 only), and checks side files against the file they describe', async () => {
+    rig = await startRig();
+    rig.nexus.addRepo('files', 'raw');
+    rig.nexus.put('files', 'old.bin', 'from 2015', { legacyChecksums: true });
+    rig.nexus.put('files', 'lib.jar.sha1', createHash('sha1').update('jar bytes').digest('hex')); // listed before its file
+    rig.nexus.put('files', 'lib.jar', 'jar bytes');
+    rig.nexus.put('files', 'other.jar', 'other');
+    rig.nexus.put('files', 'other.jar.md5', '00000000000000000000000000000000  other.jar');
+    const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }]);
+    const done = await sync(s.id);
+    expect(done.repos[0]).toMatchObject({ listed: 5, fetched: 4, failed: 1 });
+    expect(await read('old.bin')).toEqual({ status: 200, text: 'from 2015' });
+    expect((await read('lib.jar.sha1')).status).toBe(200);
+    expect((await read('other.jar.md5')).status).toBe(404);
+    const page1 = await rig.api('GET', `/mirror/syncs/${done.id}/failures?limit=1`);
+    expect(page1.body).toMatchObject({ items: [{ path: 'other.jar.md5', reason: expect.stringMatching(/side file disagrees with other.jar/) }], next: '' });
+  });
+
+  it('refuses and reports a downloadUrl on another port without fetching it', async () => {
+    const id = await mirrored({ ok: 'ok', evil: 'evil' });
+    rig.nexus.knobs.foreignDownloadUrls.add('files/evil');
+    const done = await sync(id);
+    expect(done.repos[0]).toMatchObject({ fetched: 1, failed: 1 });
+    expect(rig.nexus.stats.foreignHits).toBe(0);
+    const failures = await rig.api('GET', `/mirror/syncs/${done.id}/failures`);
+    expect(failures.body.items[0]).toMatchObject({ path: 'evil', reason: expect.stringMatching(/downloadUrl points outside the source/) });
+  });
+
+  it('refuses paths a format route would refuse (traversal, empty segments, control characters)', async () => {
+    const id = await mirrored({ ok: 'ok', 'a/../../escape': 'x', 'a//b': 'y', 'c/\u0001d': 'z' });
+    const done = await sync(id);
+    expect(done.repos[0]).toMatchObject({ fetched: 1, failed: 3 });
+    const first = await rig.api('GET', `/mirror/syncs/${done.id}/failures?limit=2`);
+    const rest = await rig.api('GET', `/mirror/syncs/${done.id}/failures?limit=2&after=${first.body.next}`);
+    expect(rest.body.next).toBe('');
+    expect([...first.body.items, ...rest.body.items].map((f: any) => f.reason)).toEqual(Array(3).fill(expect.stringMatching(/^unsafe path/)));
+    expect(rig.trove.ctx.db.$client.prepare('SELECT path FROM assets').all()).toEqual([{ path: 'ok' }]);
+  });
+
+  it('rides out a flapping listing, and deletes nothing when the listing stays broken', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 150; i++) files[`f${i}`] = `x${i}`;
+    const id = await mirrored(files);
+    rig.nexus.knobs.flapListing = 3;
+    expect(await sync(id)).toMatchObject({ state: 'done', repos: [{ fetched: 150 }] });
+    rig.nexus.knobs.breakListingAfterFirstPage = true;
+    const broken = await sync(id);
+    expect(broken).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not list files/), repos: [{ state: 'failed', deleted: 0, error: expect.stringMatching(/nothing was deleted/) }] });
+    const count = rig.trove.ctx.db.$client.prepare('SELECT count(*) AS n FROM assets').get() as { n: number };
+    expect(count.n).toBe(150);
+  });
+
+  it('cancels a running sync with DELETE', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 20; i++) files[`f${i}`] = `x${i}`;
+    const id = await mirrored(files);
+    rig.nexus.knobs.downloadDelayMs = 200;
+    const started = await rig.api('POST', `/mirror/sources/${id}/sync`);
+    const cancelled = await rig.api('DELETE', `/mirror/syncs/${started.body.id}`);
+    expect(cancelled).toMatchObject({ status: 200, body: { state: 'cancelled' } });
+    expect((await rig.api('DELETE', `/mirror/syncs/${started.body.id}`)).status).toBe(409);
+  });
+
+  it('resumes a sync interrupted by a restart without downloading again what it had', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`f${i}`] = `x${i}`;
+    const id = await mirrored(files, { mirror: { client: { backoffMs: 5, timeoutMs: 5_000 } } });
+    rig.trove.ctx.settings.patch({ 'mirror.concurrency': 2 });
+    rig.nexus.knobs.downloadDelayMs = 60;
+    const started = await rig.api('POST', `/mirror/sources/${id}/sync`);
+    await eventually(async () => (rig.trove.ctx.db.$client.prepare('SELECT count(*) AS n FROM mirror_items').get() as { n: number }).n >= 10);
+    await rig.restart();
+    const imported = (rig.trove.ctx.db.$client.prepare('SELECT path FROM mirror_items').all() as { path: string }[]).map((r) => r.path);
+    expect(imported.length).toBeGreaterThanOrEqual(10);
+    expect(imported.length).toBeLessThan(40);
+    rig.nexus.knobs.downloadDelayMs = 0;
+    const done = await waitSync(rig, started.body.id);
+    expect(done).toMatchObject({ state: 'done', resumes: 1, repos: [{ fetched: 40, failed: 0 }] });
+    for (const p of imported) expect(rig.nexus.downloads('files', p)).toBe(1);
+    for (let i = 0; i < 40; i++) expect(await read(`f${i}`)).toEqual({ status: 200, text: `x${i}` });
+  });
+
+  it('cuts over: a final sync, then the fence is lifted and the source is read-only history', async () => {
+    const id = await mirrored({ a: '1' });
+    await sync(id);
+    rig.nexus.put('files', 'late', 'just before cut-over');
+    const cut = await rig.api('POST', `/mirror/sources/${id}/cutover`);
+    expect(cut.status).toBe(202);
+    const final = await waitSync(rig, cut.body.sync.id);
+    expect(final).toMatchObject({ state: 'done', trigger: 'cutover' });
+    expect(await read('late')).toEqual({ status: 200, text: 'just before cut-over' });
+    const src = await rig.api('GET', `/mirror/sources/${id}`);
+    expect(src.body).toMatchObject({ state: 'cut_over', repos: [{ name: 'files', mirror_error: expect.stringMatching(/cut over/) }] });
+    expect((await rig.api('GET', '/repos/files')).body.locked_by).toBe('');
+    const write = await fetch(`${rig.trove.url}/raw/files/new.txt`, { method: 'PUT', body: 'mine', headers: { Authorization: basic('pub-files') } });
+    expect(write.status).toBe(201);
+    expect((await rig.api('POST', `/mirror/sources/${id}/sync`)).status).toBe(409);
+    expect((await rig.api('PATCH', `/mirror/sources/${id}`, { password: 'x' })).status).toBe(409);
+    expect((await rig.api('PUT', `/mirror/sources/${id}/repos`, [])).status).toBe(409);
+    expect((await rig.api('POST', `/mirror/sources/${id}/cutover`)).status).toBe(409);
+  });
+
+  it('does not cut over while the final sync leaves a file behind', async () => {
+    const id = await mirrored({ a: '1', bad: '2' });
+    rig.nexus.knobs.lyingChecksums.add('files/bad');
+    const cut = await rig.api('POST', `/mirror/sources/${id}/cutover`);
+    const final = await waitSync(rig, cut.body.sync.id);
+    expect(final).toMatchObject({ state: 'failed', error: expect.stringMatching(/cut-over not done: 1 files/) });
+    expect((await rig.api('GET', `/mirror/sources/${id}`)).body.state).toBe('mirroring');
+    expect((await rig.api('GET', '/repos/files')).body.locked_by).toBe('nexus/files');
+  });
+
+  it('syncs by itself every mirror.sync_interval, and follows a change of it live', async () => {
+    const id = await mirrored({ a: '1' }, { mirror: { period: (ms) => ms / 200 } });
+    // 15m / 200 = 4.5 s: nothing yet.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await rig.api('GET', `/mirror/sources/${id}/syncs`)).body.items).toHaveLength(0);
+    expect((await rig.api('PATCH', '/settings', { 'mirror.sync_interval': '1m' })).status).toBe(200); // 300 ms
+    const scheduled = await eventually(async () => (await rig.api('GET', `/mirror/sources/${id}/syncs`)).body.items[0], 3_000);
+    expect(scheduled.trigger).toBe('schedule');
+  });
+});
