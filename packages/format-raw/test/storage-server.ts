@@ -19,7 +19,7 @@ export async function startStorageServer(opts: { dataDir?: string; masterKey?: B
     setup: async (ctx: CoreContext) => {
       if (!ctx.repos.byName('files')) await ctx.repos.create({ name: 'files', format: 'raw', anonymous_read: true, overwrite: 'allow' });
       const user = ctx.users.byName('admin') ?? ctx.users.create({ username: 'admin', isAdmin: true });
-      const admin: Credential = { type: 'user', via: 'password', user };
+      const admin: Credential = { type: 'user', via: 'session', user };
       ctx.credentials.resolver = staticResolver({
         pub: { type: 'publish', grant: { sessionId: 's-files', repo: 'files', proof: 'oidc', user: null, actor: 'ci' } },
         admin: () => admin,
