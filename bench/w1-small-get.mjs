@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
- * W1 (BENCH.md): small anonymous GETs of a raw file, Trove against a plain
- * node:http server streaming the same file and nginx (sendfile), in the same run: a 1 KiB and
- * a 10 KiB raw file, a Maven pom and a maven-metadata.xml (BENCH.md's three kinds).
- * Server and references pinned to core 0, wrk to core 1; runs interleaved so drift
- * hits all three alike. Target: Trove >= 0.9x plain node.
+ * W1 (BENCH.md): small anonymous GETs of a raw file, Trove against three references in the
+ * same run: a plain node:http server streaming the same file with fs streams, a bare node:http
+ * server answering the same bytes from memory (the platform's ceiling for a small response,
+ * issue 19) and nginx (sendfile): a 1 KiB and a 10 KiB raw file, a Maven pom and a
+ * maven-metadata.xml (BENCH.md's three kinds). Server and references pinned to core 0, wrk to
+ * core 1; runs interleaved so drift hits all four alike.
+ * Targets: Trove >= 0.9x the streaming node server (BENCH.md), >= 0.6x the in-memory one (issue 19).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,7 +15,7 @@ import { tempDir } from './lib/files.mjs';
 import { publishSession } from './lib/publish.mjs';
 import { get } from './lib/net.mjs';
 import { cpuSeconds, resetPeak } from './lib/proc.mjs';
-import { startNginx, startNodeReference } from './lib/references.mjs';
+import { startMemoryReference, startNginx, startNodeReference } from './lib/references.mjs';
 import { header, line, summary, verdict } from './lib/report.mjs';
 import { fmt, fmtRatio, mib, ratio, spread } from './lib/stats.mjs';
 import { adminAuth, api, basicAuth, ensureBuilt, startTrove } from './lib/trove.mjs';
@@ -28,14 +30,21 @@ await ensureBuilt();
 const { dir, clean } = tempDir('w1');
 const trove = await startTrove();
 const node = await startNodeReference(dir);
+const memory = await startMemoryReference(dir);
 const nginx = await startNginx(dir);
 const rows = [];
 try {
   await publishSmallFiles(trove, dir, 'files', { anonymousRead: true });
-  const files = [...SMALL_FILES.map((f) => ({ ...f, label: f.name, trovePath: `raw/files/${f.name}` })), ...(await publishMaven(trove, dir))];
+  // BENCH_FILES="small-1k.txt,maven pom" measures only those (labels as printed).
+  const only = process.env.BENCH_FILES?.split(',').map((s) => s.trim()).filter(Boolean);
+  const files = [...SMALL_FILES.map((f) => ({ ...f, label: f.name, trovePath: `raw/files/${f.name}` })), ...(await publishMaven(trove, dir))].filter(
+    (f) => !only || only.includes(f.label),
+  );
+  const pids = { trove: trove.pid, node: node.pid, memory: memory.pid, nginx: nginx.pid };
   const targets = {
     trove: (f) => `${trove.url}/${f.trovePath}`,
     node: (f) => `${node.url}/${f.name}`,
+    memory: (f) => `${memory.url}/${f.name}`,
     nginx: (f) => `${nginx.url}/${f.name}`,
   };
   resetPeak(trove.pid);
@@ -46,13 +55,17 @@ try {
       if (r.status !== 200 || r.body.length !== f.bytes) throw new Error(`${who} answered ${r.status} with ${r.body.length} bytes for ${f.label}`);
       await wrk(url(f), { seconds: 2, connections: CONNECTIONS }); // warm-up (JIT, page cache, prepared statements)
     }
-    const rps = { trove: [], node: [], nginx: [] };
+    const rps = { trove: [], node: [], memory: [], nginx: [] };
     const troveCpu = [];
+    // Server CPU per answered request (user + system): steadier than req/s when other work shares the pinned core.
+    const usPer = { trove: [], node: [], memory: [], nginx: [] };
     for (let i = 0; i < RUNS; i++) {
       for (const [who, url] of Object.entries(targets)) {
-        const cpu0 = cpuSeconds(trove.pid);
+        const cpu0 = cpuSeconds(pids[who]);
         const r = await wrk(url(f), { seconds: SECONDS, connections: CONNECTIONS });
-        if (who === 'trove') troveCpu.push((100 * (cpuSeconds(trove.pid) - cpu0)) / SECONDS);
+        const cpu = cpuSeconds(pids[who]) - cpu0;
+        if (who === 'trove') troveCpu.push((100 * cpu) / SECONDS);
+        usPer[who].push((1e6 * cpu) / r.requests);
         if (r.non2xx) throw new Error(`${who}: ${r.non2xx} non-2xx answers`);
         // A few socket timeouts happen when another process takes the pinned core; a run that mostly failed is no figure.
         if (r.errors > r.requests / 100) throw new Error(`${who}: ${r.errors} socket errors in ${r.requests} requests`);
@@ -61,23 +74,30 @@ try {
       }
     }
     // Every run, and how busy the server was: a run far below the others with the server idle is a stall, not a figure.
-    line(`${f.label} runs: trove ${rps.trove.map((x) => x.toFixed(0)).join(' ')} (server CPU ${troveCpu.map((x) => x.toFixed(0) + '%').join(' ')}) | node ${rps.node.map((x) => x.toFixed(0)).join(' ')} | nginx ${rps.nginx.map((x) => x.toFixed(0)).join(' ')}`);
+    line(`${f.label} runs: trove ${rps.trove.map((x) => x.toFixed(0)).join(' ')} (server CPU ${troveCpu.map((x) => x.toFixed(0) + '%').join(' ')}) | node ${rps.node.map((x) => x.toFixed(0)).join(' ')} | memory ${rps.memory.map((x) => x.toFixed(0)).join(' ')} | nginx ${rps.nginx.map((x) => x.toFixed(0)).join(' ')}`);
     const s = Object.fromEntries(Object.entries(rps).map(([k, v]) => [k, spread(v)]));
     const vsNode = ratio(s.trove.median, s.node.median);
+    const vsMemory = ratio(s.trove.median, s.memory.median);
+    const cpuPer = Object.fromEntries(Object.entries(usPer).map(([k, v]) => [k, spread(v)]));
+    line(`${f.label} server CPU per request, us: trove ${fmt(cpuPer.trove, 1)} | node ${fmt(cpuPer.node, 1)} | memory ${fmt(cpuPer.memory, 1)} | nginx ${fmt(cpuPer.nginx, 1)}; memory/trove ${fmtRatio(ratio(cpuPer.memory.median, cpuPer.trove.median))}`);
     const vsNginx = ratio(s.trove.median, s.nginx.median);
-    line(`${f.label.padEnd(14)} trove ${fmt(s.trove)} req/s | node:http ${fmt(s.node)} | nginx ${fmt(s.nginx)}`);
-    line(`${' '.repeat(14)} trove/node ${fmtRatio(vsNode)} (target >= 0.90x: ${verdict(vsNode >= 0.9)}) | trove/nginx ${fmtRatio(vsNginx)}`);
+    line(`${f.label.padEnd(14)} trove ${fmt(s.trove)} req/s | node:http streaming ${fmt(s.node)} | node:http from memory ${fmt(s.memory)} | nginx ${fmt(s.nginx)}`);
+    line(
+      `${' '.repeat(14)} trove/node ${fmtRatio(vsNode)} (target >= 0.90x: ${verdict(vsNode >= 0.9)}) | trove/memory ${fmtRatio(vsMemory)} (target >= 0.60x: ${verdict(vsMemory >= 0.6)}) | trove/nginx ${fmtRatio(vsNginx)}`,
+    );
     rows.push(
-      { name: `${f.label} req/s trove | node | nginx`, value: `${fmt(s.trove)} | ${fmt(s.node)} | ${fmt(s.nginx)}` },
+      { name: `${f.label} req/s trove | node | memory | nginx`, value: `${fmt(s.trove)} | ${fmt(s.node)} | ${fmt(s.memory)} | ${fmt(s.nginx)}` },
       { name: `${f.label} trove/node`, value: fmtRatio(vsNode), target: '>= 0.90x', verdict: verdict(vsNode >= 0.9) },
+      { name: `${f.label} trove/memory`, value: fmtRatio(vsMemory), target: '>= 0.60x', verdict: verdict(vsMemory >= 0.6) },
       { name: `${f.label} trove/nginx`, value: fmtRatio(vsNginx) },
+      { name: `${f.label} CPU us/request trove | node | memory | nginx`, value: `${fmt(cpuPer.trove, 1)} | ${fmt(cpuPer.node, 1)} | ${fmt(cpuPer.memory, 1)} | ${fmt(cpuPer.nginx, 1)}` },
     );
   }
   const after = trove.memory();
   line(`trove RSS ${mib(before.rss).toFixed(0)} MiB before, peak ${mib(after.hwm).toFixed(0)} MiB during the runs`);
   rows.push({ name: 'trove RSS before / peak during', value: `${mib(before.rss).toFixed(0)} / ${mib(after.hwm).toFixed(0)} MiB` });
 } finally {
-  await Promise.all([trove.stop(), node.stop(), nginx.stop()]);
+  await Promise.all([trove.stop(), node.stop(), memory.stop(), nginx.stop()]);
   clean();
 }
 summary({ id: 'W1', title: 'small GET, anonymous', rows });

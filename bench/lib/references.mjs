@@ -27,6 +27,15 @@ export async function startNodeReference(root, { cpu = '0' } = {}) {
   return handle(child, url);
 }
 
+/** The bare node:http server answering the same bytes from memory (memory-ref-server.mjs): the platform's ceiling for a small GET. */
+export async function startMemoryReference(root, { cpu = '0' } = {}) {
+  const port = await freePort();
+  const child = track(spawn('taskset', ['-c', cpu, process.execPath, join(HERE, 'memory-ref-server.mjs'), root, String(port)], { stdio: 'ignore' }));
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/healthz`, { body: 'ok' });
+  return handle(child, url);
+}
+
 /**
  * nginx as the physical reference: one worker, sendfile on, keep-alive, no access
  * log, everything (config, pid, temp paths, error log) in its own temp dir.

@@ -14,7 +14,10 @@ function content(bytes) {
   return line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes);
 }
 
-/** Writes the files into `dir` (for the references) and uploads the same bytes to `repo` on Trove. */
+/**
+ * Writes the files into `dir` (for the references) and uploads the same bytes to `repo` on Trove.
+ * Resolves the publish session token it uploaded with (W2 reads with it too).
+ */
 export async function publishSmallFiles(trove, dir, repo, { anonymousRead }) {
   await createRawRepo(trove.url, repo, { anonymousRead });
   const token = await publishSession(trove.url, repo);
@@ -24,4 +27,5 @@ export async function publishSmallFiles(trove, dir, repo, { anonymousRead }) {
     const res = await fetch(`${trove.url}/raw/${repo}/${f.name}`, { method: 'PUT', headers: { Authorization: basicAuth('ci', token) }, body });
     if (res.status !== 201) throw new Error(`upload ${f.name}: ${res.status} ${await res.text()}`);
   }
+  return token;
 }

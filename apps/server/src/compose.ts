@@ -1,4 +1,4 @@
-import { BOOT_VARIABLES, buildHttpApp, createCore, createStorage, listen, type BootConfig, type CoreContext } from '@trove/core';
+import { AnswerCache, BOOT_VARIABLES, buildHttpApp, createCore, createStorage, listen, type BootConfig, type CoreContext } from '@trove/core';
 import { authMigrations, authSettingsGroups, createAuth } from '@trove/auth';
 import { debianFormat } from '@trove/format-debian';
 import { mavenFormat } from '@trove/format-maven';
@@ -49,7 +49,7 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
   const mirror = createMirror(ctx);
   const app = buildHttpApp(ctx, { api: [...auth.routes, ...storage.apiRoutes, ...mirror.apiRoutes], web: cliDownload(cliTarballPath, webUi(webDistDir)) });
 
-  const server = await listen(app, { host: boot.listen.host, port: boot.listen.port });
+  const server = await listen(app, { host: boot.listen.host, port: boot.listen.port, answers: new AnswerCache(ctx) });
   const port = (server.address() as AddressInfo).port;
   const host = boot.listen.host && boot.listen.host !== '0.0.0.0' && boot.listen.host !== '::' ? boot.listen.host : '127.0.0.1';
   log.info({ port, dataDir: boot.dataDir }, 'trove listening');

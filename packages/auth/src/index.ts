@@ -5,6 +5,7 @@ import { bootstrapAdmin } from './accounts/bootstrap.js';
 import { loginRoutes } from './accounts/login-routes.js';
 import { userRoutes } from './accounts/user-routes.js';
 import { auditRoutes } from './audit/routes.js';
+import { cachedResolver } from './credentials/cached.js';
 import { credentialResolver } from './credentials/resolver.js';
 import { createPublishing, publishMigrations } from './publish/index.js';
 import { failedAttemptLimiter } from './rate-limit/token-buckets.js';
@@ -65,7 +66,7 @@ export function createAuth(ctx: CoreContext): AuthModule {
     }
   };
   return {
-    resolver: credentialResolver(ctx, { publish: publishing.verifier, failures, sessions, tokens }),
+    resolver: cachedResolver(ctx, credentialResolver(ctx, { publish: publishing.verifier, failures, sessions, tokens }), tokens),
     routes: [
       loginRoutes({ ctx, factors, sessions, pending, failures }),
       userRoutes(ctx, proof, sessions, { onDisabled: (user) => publishing.endSessionsOf(user.id) }),

@@ -4,6 +4,7 @@ import type { CredentialResolver } from './access/credential.js';
 import type { RepoAccess } from './access/repo-access.js';
 import type { AssetService } from './assets/service.js';
 import type { AuditLog } from './audit/service.js';
+import type { Generations } from './cache/generations.js';
 import type { TroveDb } from './db/open.js';
 import type { FormatRegistry } from './format.js';
 import type { JobRunner } from './jobs/runner.js';
@@ -28,6 +29,8 @@ export interface CoreContext {
   repos: RepoService;
   permissions: PermissionService;
   users: UserService;
+  /** Database-visible change counters: every write that can change an access decision or an asset lookup bumps one (read-path caches). */
+  generations: Generations;
   access: RepoAccess;
   assets: AssetService;
   /** The admin audit log (the only place client IPs are kept). */

@@ -5,6 +5,7 @@ import { denyAllResolver } from './access/deny-all.js';
 import { RepoAccess } from './access/repo-access.js';
 import { AssetService } from './assets/service.js';
 import { AuditLog } from './audit/service.js';
+import { Generations } from './cache/generations.js';
 import type { CoreContext } from './context.js';
 import { applyMigrations, coreMigrations, openDatabase, type MigrationSet } from './db/open.js';
 import { FormatRegistry, type FormatDefinition } from './format.js';
@@ -63,8 +64,9 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
 
   // The driver is chosen from the settings by blobstore's one factory (fs, or s3 loaded on demand).
   const blobs = new BlobStore(await createDriver(storageConfig((k) => settings.get(k)), { dataDir: opts.dataDir }));
-  const repos = new RepoService(db, formats);
-  const permissions = new PermissionService(db);
+  const generations = new Generations(db);
+  const repos = new RepoService(db, formats, generations);
+  const permissions = new PermissionService(db, generations);
   const baseUrl = () => settings.string('base_url');
   const jobs = new JobRunner(db, log);
   const ctx: CoreContext = {
@@ -77,9 +79,10 @@ export async function createCore(opts: CreateCoreOptions): Promise<CoreContext> 
     formats,
     repos,
     permissions,
-    users: new UserService(db),
+    generations,
+    users: new UserService(db, generations),
     access: new RepoAccess(repos, permissions, baseUrl),
-    assets: new AssetService(db, blobs, spool),
+    assets: new AssetService(db, blobs, spool, generations),
     audit: new AuditLog(db),
     secrets: box,
     jobs,

@@ -8,6 +8,8 @@ export type { Credential, CredentialRequest, CredentialResolver, PublishGrant } 
 export { ANONYMOUS } from './access/credential.js';
 export { denyAllResolver } from './access/deny-all.js';
 export { RepoAccess } from './access/repo-access.js';
+export { CredentialCache, CREDENTIAL_CACHE_MS, type Lookup, type RememberOptions } from './access/credential-cache.js';
+export { Generations, GenerationCache, type GenerationName, type GenerationValues } from './cache/generations.js';
 export { AuditLog, auditJson, type AuditEntry, type AuditFilter } from './audit/service.js';
 export { importAsset, removeImported, type ImportInput, type ImportResult } from './assets/import.js';
 export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnExisting } from './assets/service.js';
@@ -40,6 +42,7 @@ export { buildHttpApp, type HttpAppParts } from './http/app.js';
 export { parseRepoPath } from './http/repo-path.js';
 export { jsonClientErrors } from './http/client-error.js';
 export { listen } from './http/listen.js';
-export { createStorage, MOVE_KIND, GC_KIND, moveJson, type Storage } from './storage/index.js';
+export { AnswerCache, recordAnswer, type AnswerCacheOptions } from './http/answer-cache.js';
 export { isActiveContentType, inertContentType, contentHeaders } from './http/active-content.js';
 export { FORMAT_SECURITY_HEADERS } from './http/format-headers.js';
+export { createStorage, MOVE_KIND, GC_KIND, moveJson, type Storage } from './storage/index.js';

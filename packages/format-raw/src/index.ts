@@ -39,6 +39,7 @@ function routes(ctx: FormatContext) {
     return serveAsset(c, ctx.blobs, asset, {
       redirect: redirectOption(ctx.settings),
       filename: path.split('/').pop(),
+      answerFromMemory: true, // a raw file's answer is its asset row's bytes, for whoever may read the repository
     });
   };
   app.get('/raw/:repo/*', read); // Hono answers HEAD through GET routes; serveAsset sends no body for HEAD

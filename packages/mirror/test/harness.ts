@@ -68,7 +68,7 @@ export async function startRig(opts: { mirror?: MirrorOptions; nexus?: NexusDoub
         const alice = ctx.users.byName('alice') ?? ctx.users.create({ username: 'alice' });
         const publish = (repo: string): Credential => ({ type: 'publish', grant: { sessionId: 's-' + repo, repo, proof: 'oidc', user: null, actor: 'ci' } });
         ctx.credentials.resolver = staticResolver({
-          admin: { type: 'user', via: 'password', user: admin },
+          admin: { type: 'user', via: 'session', user: admin },
           alice: { type: 'user', via: 'password', user: alice },
           'pub-files': publish('files'),
         });

@@ -73,7 +73,7 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
     return deps.failures.limit([`ip:${ip}`], () => {
       const found = deps.tokens.verify(token);
       if (!found) throw refuse(ip, surface, 'read token', '', 'invalid, expired or deleted read token');
-      return { type: 'user', via: 'read_token', user: found.user, credentialId: found.row.id } as const;
+      return { type: 'user', via: 'read_token', user: found.user, credentialId: found.row.id, expiresAt: found.row.expiresAt?.getTime() } as const;
     });
   }
 

@@ -31,7 +31,8 @@ const PURGE_EVERY_MS = 3_600_000;
  *   Bearer) to `verifier.verify`; a grant becomes `{type: 'publish', grant}`. On `null` it must
  *   count a failure (`failures.fail(['ip:<client ip>'])`, the verifier has no IP) and answer 401
  *   (with the Basic challenge on format routes). The grant is rebuilt on every call from the
- *   current user row, so do not cache it.
+ *   current user row; cache it only as the credential cache does, until the `access` generation
+ *   moves (closing a session bumps it).
  */
 export function createPublishing(ctx: CoreContext, deps: PublishingDeps): PublishingModule {
   const sessions = new SessionStore(ctx);

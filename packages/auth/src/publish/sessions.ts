@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, gt, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, lt, gt, sql, type SQL } from 'drizzle-orm';
 import type { CoreContext, PublishGrant, UserRow } from '@trove/core';
 import { newestFirstPage, type Cursor } from '../paging.js';
 import { newSessionToken, parseSessionToken, sameHash, sha256hex } from './crypto.js';
@@ -41,10 +41,17 @@ export interface CreatedSession {
 /**
  * Publish sessions and the publish log (the same rows). Every state change is one SQL
  * statement, so a revocation and a concurrent verification cannot interleave badly:
- * the verifier reads `closed_at` on every call and caches nothing.
+ * the verifier reads `closed_at` on every call and caches nothing. Closing bumps the `access`
+ * generation in the same transaction, so a cached resolution of the token (auth's credential
+ * cache) ends on the very next request, in this process and any other on the database.
  */
 export class SessionStore {
-  constructor(private readonly ctx: CoreContext) {}
+  /** Prepared once: a cache miss for a publish token runs it. */
+  private readonly byIdStmt;
+
+  constructor(private readonly ctx: CoreContext) {
+    this.byIdStmt = ctx.db.select().from(sessions).where(eq(sessions.id, sql.placeholder('id'))).prepare();
+  }
 
   create(input: NewSession): CreatedSession {
     const now = Date.now();
@@ -81,7 +88,7 @@ export class SessionStore {
   verify(token: string): PublishGrant | null {
     const parsed = parseSessionToken(token);
     if (!parsed) return null;
-    const row = this.ctx.db.select().from(sessions).where(eq(sessions.id, parsed.id)).get();
+    const row = this.byIdStmt.get({ id: parsed.id });
     if (!row || !sameHash(sha256hex(parsed.secret), row.secretHash)) return null;
     if (row.closedAt || row.expiresAt.getTime() <= Date.now()) return null;
     let user: UserRow | null = null;
@@ -89,7 +96,7 @@ export class SessionStore {
       user = row.userId ? (this.ctx.users.byId(row.userId) ?? null) : null;
       if (!user || user.disabled) return null;
     }
-    return { sessionId: row.id, repo: row.repo, proof: row.proof, user, actor: user ? user.username : row.actor };
+    return { sessionId: row.id, repo: row.repo, proof: row.proof, user, actor: user ? user.username : row.actor, expiresAt: row.expiresAt.getTime() };
   }
 
   get(id: string): SessionRow | undefined {
@@ -116,11 +123,15 @@ export class SessionStore {
 
   private closeWhere(where: SQL, reason: CloseReason): number {
     const now = new Date();
-    const res = this.ctx.db
-      .update(sessions)
-      .set({ closedAt: now, closedReason: reason })
-      .where(and(where, isNull(sessions.closedAt), gt(sessions.expiresAt, now)))
-      .run();
+    const res = this.ctx.db.transaction((tx) => {
+      const r = tx
+        .update(sessions)
+        .set({ closedAt: now, closedReason: reason })
+        .where(and(where, isNull(sessions.closedAt), gt(sessions.expiresAt, now)))
+        .run();
+      if (r.changes > 0) this.ctx.generations.bump('access', tx);
+      return r;
+    });
     if (res.changes > 0) this.ctx.log.info({ count: res.changes, reason }, 'publish sessions closed');
     return res.changes;
   }

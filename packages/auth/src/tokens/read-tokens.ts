@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { badRequest, conflict, type CoreContext, type UserRow } from '@trove/core';
+import { badRequest, conflict, GenerationCache, type CoreContext, type UserRow } from '@trove/core';
 import { newId, newSecret, sameHash, sha256hex } from '../publish/crypto.js';
 import { readTokens, type ReadTokenRow } from '../accounts/schema.js';
 import { newestFirstPage, type Cursor } from '../paging.js';
@@ -30,15 +30,16 @@ export class ReadTokenStore {
   /** Prepared once: `verify` runs on every artifact GET made with a token (bench W2). */
   private readonly byIdStmt;
   /**
-   * Rows already read, by id. A row never changes after creation but for `lastUsedAt`, which
-   * `verify` writes itself, and it leaves only through `remove` (or its user's deletion, which
-   * `verify` sees through the user lookup), so this process's copy cannot go stale. It saves a
-   * query on every GET; only the row is kept, never the secret, and each use still hashes it.
+   * Rows already read, by id, until the next `access` generation (`remove` bumps it in its
+   * transaction, here or in another process). A row never changes after creation but for
+   * `lastUsedAt`, which `verify` and `touch` write themselves. Only the row is kept, never the
+   * secret, and each `verify` still hashes it.
    */
-  private readonly rows = new Map<string, ReadTokenRow>();
+  private readonly rows;
 
   constructor(private readonly ctx: CoreContext) {
     this.byIdStmt = ctx.db.select().from(readTokens).where(eq(readTokens.id, sql.placeholder('id'))).prepare();
+    this.rows = new GenerationCache<ReadTokenRow>(ctx.generations, 'access', 10_000);
   }
 
   create(user: UserRow, name: unknown, expiresInDays: unknown): { row: ReadTokenRow; token: string } {
@@ -67,17 +68,31 @@ export class ReadTokenStore {
   verify(token: string): { row: ReadTokenRow; user: UserRow } | null {
     const parsed = parseReadToken(token);
     if (!parsed) return null;
-    const row = this.rows.get(parsed.id) ?? this.remember(this.byIdStmt.get({ id: parsed.id }));
+    const row = this.row(parsed.id);
     if (!row || !sameHash(sha256hex(parsed.secret), row.secretHash)) return null;
     const now = Date.now();
     if (row.expiresAt && row.expiresAt.getTime() <= now) return null;
     const user = this.ctx.users.byId(row.userId);
     if (!user || user.disabled || user.kind !== 'local') return null;
-    if (!row.lastUsedAt || now - row.lastUsedAt.getTime() >= LAST_USED_EVERY_MS) {
-      this.ctx.db.update(readTokens).set({ lastUsedAt: new Date(now) }).where(eq(readTokens.id, row.id)).run();
-      row.lastUsedAt = new Date(now);
-    }
+    this.markUsed(row, now);
     return { row, user };
+  }
+
+  /** Records a use of a token already verified (a cached resolution): the once-a-minute `last_used_at` write. */
+  touch(id: string): void {
+    const row = this.row(id);
+    if (row) this.markUsed(row, Date.now());
+  }
+
+  /** Not a change any cache depends on: bumps no generation. */
+  private markUsed(row: ReadTokenRow, now: number): void {
+    if (row.lastUsedAt && now - row.lastUsedAt.getTime() < LAST_USED_EVERY_MS) return;
+    this.ctx.db.update(readTokens).set({ lastUsedAt: new Date(now) }).where(eq(readTokens.id, row.id)).run();
+    row.lastUsedAt = new Date(now);
+  }
+
+  private row(id: string): ReadTokenRow | undefined {
+    return this.rows.through(id, () => this.byIdStmt.get({ id }));
   }
 
   /** Newest first, keyset-paged on (created_at, id). */
@@ -86,15 +101,10 @@ export class ReadTokenStore {
   }
 
   remove(userId: string, id: string): boolean {
-    const removed = this.ctx.db.delete(readTokens).where(and(eq(readTokens.id, id), eq(readTokens.userId, userId))).run().changes > 0;
-    if (removed) this.rows.delete(id);
-    return removed;
-  }
-
-  private remember(row: ReadTokenRow | undefined): ReadTokenRow | undefined {
-    if (!row) return undefined;
-    if (this.rows.size >= 10_000) this.rows.clear(); // a bound, not an eviction policy: rows are cheap to read again
-    this.rows.set(row.id, row);
-    return row;
+    return this.ctx.db.transaction((tx) => {
+      const removed = tx.delete(readTokens).where(and(eq(readTokens.id, id), eq(readTokens.userId, userId))).run().changes > 0;
+      if (removed) this.ctx.generations.bump('access', tx);
+      return removed;
+    });
   }
 }

@@ -66,12 +66,13 @@ describe('admin audit log', () => {
   it('filters by actor, action (a dotted prefix) and repository (its own entries and its permissions), server-side', async () => {
     h = await startAccounts();
     await h.user('alice', { admin: true });
-    const alice = basic('alice', 'alice-password-1');
-    await api(h, '/api/repos', { auth: root, body: { name: 'files', format: 'raw' } });
-    await api(h, '/api/repos', { auth: alice, body: { name: 'files2', format: 'raw' } });
-    await api(h, '/api/repos', { auth: alice, body: { name: 'other_x', format: 'raw' } });
-    await api(h, '/api/repos/files/permissions/alice', { method: 'PUT', auth: root, body: { level: 'write' } });
-    await api(h, '/api/repos/files', { method: 'PATCH', auth: alice, body: { anonymous_read: true } });
+    // Admin changes need a UI session (a Basic password only reads).
+    const alice = h.sessionOf('alice');
+    await h.asRoot('/api/repos', { body: { name: 'files', format: 'raw' } });
+    await alice.call('/api/repos', { body: { name: 'files2', format: 'raw' } });
+    await alice.call('/api/repos', { body: { name: 'other_x', format: 'raw' } });
+    await h.asRoot('/api/repos/files/permissions/alice', { method: 'PUT', body: { level: 'write' } });
+    await alice.call('/api/repos/files', { method: 'PATCH', body: { anonymous_read: true } });
     const q = async (query: string) => (await api(h!, `/api/audit?${query}`, { auth: root })).body.items.map((e: any) => `${e.action} ${e.actor} ${e.target}`);
 
     expect(await q('repo=files')).toEqual(['repo.update alice files', 'permission.set root files/alice', 'repo.create root files']);

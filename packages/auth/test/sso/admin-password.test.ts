@@ -15,7 +15,7 @@ describe('admin_password_login false', () => {
     sso = await startSso();
     const s = sso;
     const h = s.h;
-    await api(h, '/api/repos', { auth: root, body: { name: 'files', format: 'raw' } });
+    await h.asRoot('/api/repos', { body: { name: 'files', format: 'raw' } });
     await h.ctx.assets.commitBytes({ repo: h.ctx.repos.byName('files')!, path: 'a.txt', bytes: 'hello', contentType: 'text/plain', onExisting: 'deny', uploader: 'root' });
     const devPassword = await h.user('dev');
     expect((await api(h, '/api/auth/login', { body: { username: 'root', password: ROOT_PASSWORD } })).status).toBe(200);

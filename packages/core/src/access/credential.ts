@@ -10,6 +10,8 @@ export interface PublishGrant {
   user: UserRow | null;
   /** Recorded as the uploader: a user name, or the CI identity (e.g. `ci:acme/widgets`). */
   actor: string;
+  /** Epoch ms at which the session expires (a cached resolution never outlives it). */
+  expiresAt?: number;
 }
 
 /** Who is calling, as established by the credential resolver. */
@@ -23,6 +25,8 @@ export type Credential =
       setupOnly?: boolean;
       /** UI session id or read token id, when there is one. */
       credentialId?: string;
+      /** Epoch ms at which the credential expires by itself (a read token's expiry), when it does. */
+      expiresAt?: number;
     }
   | { type: 'publish'; grant: PublishGrant };
 
@@ -41,6 +45,12 @@ export interface CredentialRequest {
  */
 export interface CredentialResolver {
   resolve(req: CredentialRequest): Promise<Credential>;
+  /**
+   * What `resolve` would answer for this Authorization header, without a check, when that is
+   * already known and still valid (a cached resolution); undefined otherwise. Optional: the lean
+   * read path (http/answer-cache.ts) uses it, and takes the full path without it.
+   */
+  cached?(authorization: string): Credential | undefined;
 }
 
 export const ANONYMOUS: Credential = { type: 'anonymous' };

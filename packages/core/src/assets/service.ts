@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, lt, sql, inArray } from 'drizzle-orm';
 import { Readable } from 'node:stream';
 import { contentKey, type BlobStore, type Spool, type SpooledFile } from '@trove/blobstore';
+import { GenerationCache, type Generations } from '../cache/generations.js';
 import type { TroveDb } from '../db/open.js';
 import { assets, repos, type AssetRow, type RepoRow } from '../db/schema.js';
 import { conflict } from '../errors.js';
@@ -40,12 +41,19 @@ export interface AssetPage {
 export class AssetService {
   /** Prepared once: this lookup runs on every artifact GET. */
   private readonly byPath;
+  /**
+   * Rows (and absences: clients probe many missing paths) by repository and path, until the next
+   * asset write anywhere (the `assets` generation, bumped in the write's own transaction).
+   */
+  private readonly rows;
 
   constructor(
     private readonly db: TroveDb,
     private readonly blobs: BlobStore,
     private readonly spool: Spool,
+    private readonly generations: Generations,
   ) {
+    this.rows = new GenerationCache<AssetRow>(generations, 'assets', 20_000);
     this.byPath = db
       .select()
       .from(assets)
@@ -54,7 +62,7 @@ export class AssetService {
   }
 
   get(repo: RepoRow, path: string): AssetRow | undefined {
-    return this.byPath.get({ repoId: repo.id, path });
+    return this.rows.through(`${repo.id}\0${path}`, () => this.byPath.get({ repoId: repo.id, path }));
   }
 
   private decide(existing: AssetRow, input: CommitInput): 'replace' | 'conflict' {
@@ -104,11 +112,13 @@ export class AssetService {
         updatedAt: now,
       };
       if (!existing) {
+        this.generations.bump('assets', tx);
         const asset = tx.insert(assets).values({ repoId: repo.id, path, createdAt: now, ...values }).returning().get();
         return { status: 'created' as const, asset };
       }
       if (existing.sha256 === file.hashes.sha256) return { status: 'identical' as const, asset: existing };
       if (this.decide(existing, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`);
+      this.generations.bump('assets', tx);
       const asset = tx.update(assets).set(values).where(eq(assets.id, existing.id)).returning().get()!;
       return { status: 'replaced' as const, asset };
     }, { behavior: 'immediate' });
@@ -122,7 +132,11 @@ export class AssetService {
   }
 
   delete(repo: RepoRow, path: string): boolean {
-    return this.db.delete(assets).where(and(eq(assets.repoId, repo.id), eq(assets.path, path))).run().changes > 0;
+    return this.db.transaction((tx) => {
+      const removed = tx.delete(assets).where(and(eq(assets.repoId, repo.id), eq(assets.path, path))).run().changes > 0;
+      if (removed) this.generations.bump('assets', tx);
+      return removed;
+    });
   }
 
   /** Paths in order after `after`, restricted to `prefix`: one range scan on (repo_id, path). */

@@ -149,3 +149,15 @@ export type RepoRow = typeof repos.$inferSelect;
 export type AssetRow = typeof assets.$inferSelect;
 export type PermissionLevel = 'read' | 'write';
 
+
+/**
+ * Change counters every process sharing the database can see (one row, id 1). `access` moves
+ * with every write to users, permissions, repositories, read tokens and publish sessions;
+ * `assets` with every asset row written or deleted. In-memory caches on the read path
+ * (core/src/cache/generations.ts) compare them before trusting an entry.
+ */
+export const generations = sqliteTable('generations', {
+  id: integer('id').primaryKey(),
+  access: integer('access').notNull().default(0),
+  assets: integer('assets').notNull().default(0),
+});

@@ -1,6 +1,7 @@
 import { getRequestListener } from '@hono/node-server';
 import { createServer, type Server } from 'node:http';
 import type { Hono } from 'hono';
+import type { AnswerCache } from './answer-cache.js';
 import { jsonClientErrors } from './client-error.js';
 import { deferContinue } from './continue.js';
 import type { TroveEnv } from './env.js';
@@ -13,11 +14,13 @@ const jsonError = (status: number, error: string) =>
  * Request (a backslash in the path, a bad Host) and requests Node's parser refuses
  * both get a JSON `{"error"}` 400 like every other bad input.
  */
-export function listen(app: Hono<TroveEnv>, opts: { host?: string; port: number }): Promise<Server> {
+export function listen(app: Hono<TroveEnv>, opts: { host?: string; port: number; answers?: AnswerCache }): Promise<Server> {
   const listener = getRequestListener(app.fetch, {
     errorHandler: (err) => (err instanceof Error && err.name === 'RequestError' ? jsonError(400, `malformed request: ${err.message}`) : jsonError(500, 'internal error')),
   });
-  const server = createServer(listener);
+  const answers = opts.answers;
+  // A repeated small GET is answered from memory before the fetch adapter and Hono run (answer-cache.ts).
+  const server = createServer(answers ? (req, res) => void (answers.tryAnswer(req, res) || listener(req, res)) : listener);
   // `Expect: 100-continue`: decide the answer first; body readers send 100 Continue (continue.ts).
   server.on('checkContinue', deferContinue(listener));
   jsonClientErrors(server);

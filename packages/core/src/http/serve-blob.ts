@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { AssetRow } from '../db/schema.js';
 import type { SettingsRegistry } from '../settings/registry.js';
 import { notFound, TroveError } from '../errors.js';
+import { recordAnswer } from './answer-cache.js';
 import type { TroveEnv } from './env.js';
 import { contentHeaders } from './active-content.js';
 
@@ -23,6 +24,12 @@ export interface ServeOptions {
   cacheControl?: string;
   /** Suggested file name for presigned downloads. */
   filename?: string;
+  /**
+   * The route's consent to the lean read path (answer-cache.ts): its answer for this URL depends
+   * only on the caller's access to the repository and on asset and repository rows, so a full 200
+   * for a small blob may be repeated from memory to the same caller until one of those changes.
+   */
+  answerFromMemory?: boolean;
 }
 
 /**
@@ -149,6 +156,7 @@ export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: 
   if (asset.size <= blobs.smallBlobLimit) {
     const bytes = await blobs.readSmall(asset.blobKey, asset.size);
     if (!bytes) throw notFound('file content is missing from the blob store');
+    if (opts.answerFromMemory && p.status === 200 && c.env?.outgoing) recordAnswer(c.env.incoming, c.get('credential'), p.headers, bytes);
     return send(c, p, bytes);
   }
   if (opts.redirect && blobs.presignGet) {

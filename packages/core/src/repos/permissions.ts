@@ -1,4 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { GenerationCache, type Generations } from '../cache/generations.js';
 import type { TroveDb } from '../db/open.js';
 import { permissions, users, type PermissionLevel, type RepoRow } from '../db/schema.js';
 import { badRequest, notFound } from '../errors.js';
@@ -7,8 +8,14 @@ import { badRequest, notFound } from '../errors.js';
 export class PermissionService {
   /** Prepared once: every private read and every device/manual write asks it. */
   private readonly levelStmt;
+  /** Levels (and no-grants) by user and repository, until the next `access` generation. */
+  private readonly levels;
 
-  constructor(private readonly db: TroveDb) {
+  constructor(
+    private readonly db: TroveDb,
+    private readonly generations: Generations,
+  ) {
+    this.levels = new GenerationCache<PermissionLevel>(generations, 'access', 50_000);
     this.levelStmt = db
       .select({ level: permissions.level })
       .from(permissions)
@@ -17,7 +24,7 @@ export class PermissionService {
   }
 
   level(userId: string, repoId: number): PermissionLevel | null {
-    return this.levelStmt.get({ userId, repoId })?.level ?? null;
+    return this.levels.through(`${repoId}\0${userId}`, () => this.levelStmt.get({ userId, repoId })?.level) ?? null;
   }
 
   /** Repo ids the user holds any grant on. */
@@ -39,17 +46,22 @@ export class PermissionService {
     if (level !== 'read' && level !== 'write') throw badRequest('level must be "read" or "write"');
     const user = this.db.select().from(users).where(eq(users.username, username)).get();
     if (!user) throw notFound(`user ${username} not found`);
-    this.db
-      .insert(permissions)
-      .values({ repoId: repo.id, userId: user.id, level })
-      .onConflictDoUpdate({ target: [permissions.repoId, permissions.userId], set: { level } })
-      .run();
+    this.db.transaction((tx) => {
+      this.generations.bump('access', tx);
+      tx.insert(permissions)
+        .values({ repoId: repo.id, userId: user.id, level })
+        .onConflictDoUpdate({ target: [permissions.repoId, permissions.userId], set: { level } })
+        .run();
+    });
     return { username, level };
   }
 
   remove(repo: RepoRow, username: string): void {
     const user = this.db.select().from(users).where(eq(users.username, username)).get();
     if (!user) throw notFound(`user ${username} not found`);
-    this.db.delete(permissions).where(and(eq(permissions.repoId, repo.id), eq(permissions.userId, user.id))).run();
+    this.db.transaction((tx) => {
+      this.generations.bump('access', tx);
+      tx.delete(permissions).where(and(eq(permissions.repoId, repo.id), eq(permissions.userId, user.id))).run();
+    });
   }
 }

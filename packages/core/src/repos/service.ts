@@ -1,4 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
+import type { Generations } from '../cache/generations.js';
 import type { TroveDb } from '../db/open.js';
 import { repos, type RepoRow } from '../db/schema.js';
 import { badRequest, conflict, notFound } from '../errors.js';
@@ -30,21 +31,35 @@ export function repoJson(r: RepoRow) {
 
 /**
  * Repositories. Lookups by name are on the hot path of every artifact request,
- * so rows are cached in memory and the cache is replaced on every change made
- * through this service (the only writer).
+ * so rows are cached in memory; every change bumps the `access` generation in its
+ * transaction, so this process and any other on the same database reload them.
  */
 export class RepoService {
   private cache: Map<string, RepoRow> | null = null;
+  private cacheGeneration = -1;
   private readonly listeners: ((r: RepoRow) => void | Promise<void>)[] = [];
 
   constructor(
     private readonly db: TroveDb,
     private readonly formats: FormatRegistry,
+    private readonly generations: Generations,
   ) {}
 
   private rows(): Map<string, RepoRow> {
-    if (!this.cache) this.cache = new Map(this.db.select().from(repos).orderBy(asc(repos.name)).all().map((r) => [r.name, r]));
+    const g = this.generations.current().access;
+    if (!this.cache || g !== this.cacheGeneration) {
+      this.cache = new Map(this.db.select().from(repos).orderBy(asc(repos.name)).all().map((r) => [r.name, r]));
+      this.cacheGeneration = g;
+    }
     return this.cache;
+  }
+
+  /** Writes `change` and bumps the `access` generation in one transaction. */
+  private write<T>(change: (tx: TroveDb) => T): T {
+    return this.db.transaction((tx) => {
+      this.generations.bump('access', tx);
+      return change(tx as unknown as TroveDb);
+    });
   }
 
   byName(name: string): RepoRow | undefined {
@@ -94,19 +109,16 @@ export class RepoService {
     if (input.overwrite !== undefined && input.overwrite !== 'allow' && input.overwrite !== 'deny') throw badRequest('overwrite must be "allow" or "deny"');
     if (this.byName(input.name)) throw conflict(`repository ${input.name} already exists`);
     const now = new Date();
-    const row = this.db
-      .insert(repos)
-      .values({
-        name: input.name,
-        format: input.format,
-        config: JSON.stringify(config),
-        anonymousRead: (input.anonymous_read as boolean | undefined) ?? false,
-        overwrite: (input.overwrite as 'allow' | 'deny' | undefined) ?? 'deny',
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
+    const values = {
+      name: input.name,
+      format: input.format,
+      config: JSON.stringify(config),
+      anonymousRead: (input.anonymous_read as boolean | undefined) ?? false,
+      overwrite: (input.overwrite as 'allow' | 'deny' | undefined) ?? 'deny',
+      createdAt: now,
+      updatedAt: now,
+    };
+    const row = this.write((tx) => tx.insert(repos).values(values).returning().get());
     this.cache = null;
     for (const l of this.listeners) await l(row);
     return row;
@@ -126,7 +138,7 @@ export class RepoService {
       if (patch.overwrite !== 'allow' && patch.overwrite !== 'deny') throw badRequest('overwrite must be "allow" or "deny"');
       set.overwrite = patch.overwrite;
     }
-    const row = this.db.update(repos).set(set).where(eq(repos.id, current.id)).returning().get()!;
+    const row = this.write((tx) => tx.update(repos).set(set).where(eq(repos.id, current.id)).returning().get()!);
     this.cache = null;
     if (set.config !== undefined) for (const l of this.listeners) await l(row);
     return row;
@@ -135,7 +147,7 @@ export class RepoService {
   /** Internal writers (the mirror) lock a repository against publishing; '' unlocks. */
   setLock(name: string, lockedBy: string): RepoRow {
     const current = this.require(name);
-    const row = this.db.update(repos).set({ lockedBy, updatedAt: new Date() }).where(eq(repos.id, current.id)).returning().get()!;
+    const row = this.write((tx) => tx.update(repos).set({ lockedBy, updatedAt: new Date() }).where(eq(repos.id, current.id)).returning().get()!);
     this.cache = null;
     return row;
   }

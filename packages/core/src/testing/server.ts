@@ -9,6 +9,7 @@ import type { CoreContext } from '../context.js';
 import { createCore, type CreateCoreOptions } from '../create-core.js';
 import { buildHttpApp, type HttpAppParts } from '../http/app.js';
 import type { TroveEnv } from '../http/env.js';
+import { AnswerCache } from '../http/answer-cache.js';
 import { listen } from '../http/listen.js';
 import { createStorage } from '../storage/index.js';
 
@@ -49,7 +50,7 @@ export async function startTestServer(
   for (const f of ctx.formats.all()) await f.start?.(ctx);
   storage.start();
   const app = buildHttpApp(ctx, { ...parts, api: [...(parts.api ?? []), ...storage.apiRoutes] });
-  const server = await listen(app, { host: '127.0.0.1', port: 0 });
+  const server = await listen(app, { host: '127.0.0.1', port: 0, answers: new AnswerCache(ctx) });
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,

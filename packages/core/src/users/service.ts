@@ -1,5 +1,7 @@
 import { asc, eq, gt, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
+import type { Generations } from '../cache/generations.js';
+import { GenerationCache } from '../cache/generations.js';
 import type { TroveDb } from '../db/open.js';
 import { users, type UserRow } from '../db/schema.js';
 import { badRequest, conflict, notFound } from '../errors.js';
@@ -26,17 +28,25 @@ export class UserService {
   /** Prepared once: credential checks run these on every authenticated artifact GET (bench W2). */
   private readonly byNameStmt;
   private readonly byIdStmt;
+  /** Rows (and absences) already read, until the next write to users, permissions, tokens or repos anywhere (the `access` generation). */
+  private readonly byNameCache;
+  private readonly byIdCache;
 
-  constructor(private readonly db: TroveDb) {
+  constructor(
+    private readonly db: TroveDb,
+    private readonly generations: Generations,
+  ) {
     this.byNameStmt = db.select().from(users).where(eq(users.username, sql.placeholder('username'))).prepare();
     this.byIdStmt = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare();
+    this.byNameCache = new GenerationCache<UserRow>(generations, 'access', 10_000);
+    this.byIdCache = new GenerationCache<UserRow>(generations, 'access', 10_000);
   }
 
   byName(username: string): UserRow | undefined {
-    return this.byNameStmt.get({ username });
+    return this.byNameCache.through(username, () => this.byNameStmt.get({ username }));
   }
   byId(id: string): UserRow | undefined {
-    return this.byIdStmt.get({ id });
+    return this.byIdCache.through(id, () => this.byIdStmt.get({ id }));
   }
   require(username: string): UserRow {
     const u = this.byName(username);
@@ -63,7 +73,9 @@ export class UserService {
     if (!USERNAME.test(input.username)) throw badRequest('username must be 1-64 characters of letters, digits, ".", "_", "@" or "-"');
     if (this.byName(input.username)) throw conflict(`user ${input.username} already exists`);
     const now = new Date();
-    return this.db
+    return this.db.transaction((tx) => {
+      this.generations.bump('access', tx);
+      return tx
       .insert(users)
       .values({
         id: randomUUID(),
@@ -77,16 +89,20 @@ export class UserService {
       })
       .returning()
       .get();
+    });
   }
 
   update(id: string, set: Partial<Pick<UserRow, 'email' | 'isAdmin' | 'disabled' | 'passwordHash'>>): UserRow {
     const bump = set.passwordHash !== undefined || set.disabled === true;
-    const row = this.db
-      .update(users)
-      .set({ ...set, updatedAt: new Date(), ...(bump ? { credentialsVersion: sqlIncrement() } : {}) })
-      .where(eq(users.id, id))
-      .returning()
-      .get();
+    const row = this.db.transaction((tx) => {
+      this.generations.bump('access', tx);
+      return tx
+        .update(users)
+        .set({ ...set, updatedAt: new Date(), ...(bump ? { credentialsVersion: sqlIncrement() } : {}) })
+        .where(eq(users.id, id))
+        .returning()
+        .get();
+    });
     if (!row) throw notFound('user not found');
     return row;
   }

@@ -1,0 +1,139 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Credential } from '../access/credential.js';
+import type { GenerationValues } from '../cache/generations.js';
+import type { CoreContext } from '../context.js';
+
+interface Answer {
+  /** The generations the answer was computed under; it holds only while both stand still. */
+  access: number;
+  assets: number;
+  headers: OutgoingHttpHeaders;
+  body: Buffer;
+  /** Answered to an anonymous caller: the repository is anonymously readable. */
+  anonymous: boolean;
+  /** Credentials (the credential cache's own objects) the format already let read this URL. */
+  readers: WeakSet<Credential>;
+}
+
+/** What a request that missed carries to `recordAnswer`: where to record, and under which generations the app began. */
+interface Pending {
+  cache: AnswerCache;
+  url: string;
+  stamp: GenerationValues;
+}
+
+const pending = new WeakMap<IncomingMessage, Pending>();
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+export interface AnswerCacheOptions {
+  maxEntries?: number;
+  /** Bound on the bodies held, in bytes. */
+  maxBytes?: number;
+}
+
+/**
+ * The lean read path (issue 19, docs/decisions.md "Read-path caches"): a full 200 that
+ * `serveAsset` sent for a small blob, with a route's consent (`ServeOptions.answerFromMemory`),
+ * is kept with its headers already built; the same GET of the same URL by a caller the format
+ * already let read it (anonymous on that repository, or the same cached credential) is then
+ * answered from the Node request listener before Hono builds a Request, routes and runs its
+ * middleware. Everything that decided the answer stays in force: the access and asset
+ * generations must not have moved since the first answer began, the credential must still
+ * be in the credential cache (valid, unexpired, unchanged), and any settings change
+ * forgets every answer. Requests with Range or conditional headers, HEAD and all
+ * others take the app as before. At most `maxEntries` answers and `maxBytes` of bodies.
+ */
+export class AnswerCache {
+  private readonly answers = new Map<string, Answer>();
+  private bytes = 0;
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
+
+  constructor(
+    private readonly ctx: Pick<CoreContext, 'generations' | 'credentials' | 'settings' | 'log'>,
+    opts: AnswerCacheOptions = {},
+  ) {
+    this.maxEntries = opts.maxEntries ?? 4096;
+    this.maxBytes = opts.maxBytes ?? 16 * 1024 * 1024;
+    const keys = ctx.settings.describe().groups.flatMap((g) => g.settings.map((s) => s.key));
+    ctx.settings.watch(keys, () => this.clear());
+  }
+
+  /**
+   * Answers `req` from memory when it can and says so; otherwise notes the generations as they
+   * are before the app looks anything up (so an answer computed meanwhile is never kept past a
+   * change) and returns false.
+   */
+  tryAnswer(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'GET') return false;
+    const h = req.headers;
+    if (h.range !== undefined || h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined || h['if-range'] !== undefined) return false;
+    // The fetch adapter refuses a missing or malformed Host with a 400: leave those to it.
+    if (h.host === undefined || !HOST.test(h.host)) return false;
+    const url = req.url ?? '';
+    const stamp = this.ctx.generations.current();
+    const a = this.answers.get(url);
+    if (a && a.access === stamp.access && a.assets === stamp.assets && this.mayRead(a, h.authorization)) {
+      res.writeHead(200, a.headers);
+      res.end(a.body);
+      if (this.ctx.log.isLevelEnabled('debug')) this.ctx.log.debug({ method: 'GET', path: url.split('?')[0], status: 200, ms: 0, from: 'memory' }, 'request');
+      return true;
+    }
+    pending.set(req, { cache: this, url, stamp });
+    return false;
+  }
+
+  private mayRead(a: Answer, authorization: string | undefined): boolean {
+    if (authorization === undefined) return a.anonymous;
+    const cred = this.ctx.credentials.resolver.cached?.(authorization);
+    return cred !== undefined && a.readers.has(cred);
+  }
+
+  /** Keeps a full 200 for the request's URL, unless a generation moved since the request began. */
+  record(p: Pending, credential: Credential, headers: OutgoingHttpHeaders, body: Uint8Array): void {
+    const now = this.ctx.generations.current();
+    if (now.access !== p.stamp.access || now.assets !== p.stamp.assets) return;
+    let a = this.answers.get(p.url);
+    if (!a || a.access !== now.access || a.assets !== now.assets || a.body.length !== body.length || a.headers.ETag !== headers.ETag) {
+      if (a) this.drop(p.url, a);
+      a = { access: now.access, assets: now.assets, headers: { ...headers }, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), anonymous: false, readers: new WeakSet() };
+      this.answers.set(p.url, a);
+      this.bytes += a.body.length;
+      this.evict();
+    }
+    if (credential.type === 'anonymous') a.anonymous = true;
+    else a.readers.add(credential);
+  }
+
+  clear(): void {
+    this.answers.clear();
+    this.bytes = 0;
+  }
+
+  get size(): number {
+    return this.answers.size;
+  }
+
+  private drop(url: string, a: Answer): void {
+    this.answers.delete(url);
+    this.bytes -= a.body.length;
+  }
+
+  private evict(): void {
+    while (this.answers.size > this.maxEntries || this.bytes > this.maxBytes) {
+      const [url, oldest] = this.answers.entries().next().value!;
+      this.drop(url, oldest);
+    }
+  }
+}
+
+/**
+ * Called by `serveAsset` after it sent a full 200 from memory with the route's consent: keeps
+ * it when the request came through an AnswerCache's `tryAnswer` (a no-op otherwise).
+ */
+export function recordAnswer(req: IncomingMessage | undefined, credential: Credential | undefined, headers: OutgoingHttpHeaders, body: Uint8Array): void {
+  const p = req && pending.get(req);
+  if (!p || !credential) return;
+  pending.delete(req);
+  p.cache.record(p, credential, headers, body);
+}
