@@ -5,6 +5,7 @@ import * as jose from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startS3Server, type TestS3Server } from '@trove/blobstore/testing/s3-server';
 import { runToExit, startProcess, type Running } from './process.js';
+import { signInWithTotp } from './ui/harness.js';
 
 let srv: Running | undefined;
 let s3: TestS3Server | undefined;
@@ -15,12 +16,17 @@ afterEach(async () => {
 });
 
 const ADMIN = { TR_BOOTSTRAP_ADMIN_USER: 'root', TR_BOOTSTRAP_ADMIN_PASSWORD: 'correct horse battery' };
-const adminAuth = { Authorization: 'Basic ' + Buffer.from('root:correct horse battery').toString('base64'), 'Content-Type': 'application/json' };
+/** Reads only: a password over Basic cannot change anything. */
+const adminBasic = { Authorization: 'Basic ' + Buffer.from('root:correct horse battery').toString('base64') };
+/** Changes need the admin signed in with a second factor; the session is in the database and outlives a restart. */
+let adminAuth: Record<string, string> = {};
 const ISS = 'https://ci.example.test';
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** A raw repo and a publish session for it, the way CI gets one. */
 async function ciSession(url: string, repo: string): Promise<string> {
+  const { cookie } = await signInWithTotp(url, 'root', 'correct horse battery');
+  adminAuth = { Cookie: cookie, 'Content-Type': 'application/json' };
   expect((await fetch(`${url}/api/repos`, { method: 'POST', headers: adminAuth, body: JSON.stringify({ name: repo, format: 'raw', anonymous_read: true }) })).status).toBe(201);
   const { privateKey, publicKey } = await jose.generateKeyPair('RS256');
   const jwks = { keys: [{ ...(await jose.exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
@@ -40,7 +46,7 @@ async function ciSession(url: string, repo: string): Promise<string> {
 }
 
 async function move(url: string, id: string) {
-  return (await (await fetch(`${url}/api/storage/moves/${id}`, { headers: adminAuth })).json()) as { state: string; copied: number; skipped: number; failed: number; total: number; old_removed: number | null };
+  return (await (await fetch(`${url}/api/storage/moves/${id}`, { headers: adminBasic })).json()) as { state: string; copied: number; skipped: number; failed: number; total: number; old_removed: number | null };
 }
 
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string, ms = 120_000): Promise<T> {

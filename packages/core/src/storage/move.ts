@@ -119,7 +119,12 @@ async function copyAll(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>
         const o = await first;
         outcome = o.kind === 'failed' ? o : { kind: 'skipped' };
       } else {
-        const pending = copyOne(row, from, to, run.signal, run.resumed);
+        const pending = copyOne(row, from, to, run.signal, run.resumed).then(async (o) => {
+          // One more try after a pause: a store under load resets a connection now and then.
+          if (o.kind !== 'failed' || run.signal.aborted) return o;
+          await new Promise((r) => setTimeout(r, 500));
+          return copyOne(row, from, to, run.signal, true);
+        });
         inBatch.set(row.key, pending);
         outcome = await pending;
       }
