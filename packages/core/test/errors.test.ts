@@ -18,7 +18,7 @@ async function server() {
   s = await startTestServer({
     modules: [noteFormat],
     setup: (ctx) => {
-      const admin: Credential = { type: 'user', via: 'password', user: ctx.users.create({ username: 'admin', isAdmin: true }) };
+      const admin: Credential = { type: 'user', via: 'session', user: ctx.users.create({ username: 'admin', isAdmin: true }) };
       const routes = new Hono<TroveEnv>();
       routes.get('/test/http-exception', () => {
         throw new HTTPException(416, { message: 'no such range' });
