@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import { badRequest, conflict, decodeCursor, isString, page, pageLimit, readJson, readJsonObject, requireAdmin, type CoreContext, type TroveEnv } from '@trove/core';
 import type { MappingRow, SourceRow, SyncRepoRow, SyncRow } from './schema.js';
 import { FORMAT_OF, sourceProblem, type SourceService } from './sources.js';
-import type { SyncRunner } from './sync/runner.js';
+import type { MirrorSyncs } from './sync/syncs.js';
 
 const isInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
 
@@ -16,7 +16,7 @@ function syncId(raw: string): number {
  * `/api/mirror/...` (SPEC "External source (mirror) routes"), admin only. The source password
  * is never part of an answer; errors from the source map to 400 (refused credentials) or 502.
  */
-export function mirrorApi(ctx: CoreContext, sources: SourceService, runner: SyncRunner): Hono<TroveEnv> {
+export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: MirrorSyncs): Hono<TroveEnv> {
   const app = new Hono<TroveEnv>();
   const json = (c: Context<TroveEnv>) => readJsonObject(c, ctx.settings.int('max_json_bytes'));
   app.use('/mirror/*', async (c, next) => {
@@ -31,7 +31,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, runner: Sync
     base_url: s.baseUrl,
     username: s.username,
     state: s.state,
-    syncing: runner.active(s.id) !== undefined,
+    syncing: syncs.active(s.id) !== undefined,
     mapping: sources.mappings(s.id).map(mappingJson),
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),
@@ -58,7 +58,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, runner: Sync
     resumes: s.resumes,
     started_at: s.startedAt.toISOString(),
     finished_at: s.finishedAt?.toISOString() ?? null,
-    repos: runner.repos(s.id).map(repoCounters),
+    repos: syncs.repos(s.id).map(repoCounters),
   });
 
   app.post('/mirror/sources', async (c) => c.json(sourceJson(await sources.create(await json(c))), 201));
@@ -97,7 +97,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, runner: Sync
 
   app.delete('/mirror/sources/:id', (c) => {
     const source = sources.get(c.req.param('id'));
-    if (runner.active(source.id) !== undefined) throw conflict(`a sync of ${source.name} is running`);
+    if (syncs.active(source.id) !== undefined) throw conflict(`a sync of ${source.name} is running`);
     sources.delete(source.id);
     return c.body(null, 204);
   });
@@ -106,7 +106,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, runner: Sync
     const id = c.req.param('id');
     sources.get(id);
     const body = await readJson(c, ctx.settings.int('max_json_bytes'));
-    const mappings = await sources.setMappings(id, body, runner.active(id) !== undefined);
+    const mappings = await sources.setMappings(id, body, syncs.active(id) !== undefined);
     return c.json({ items: mappings.map(mappingJson) });
   });
 
@@ -114,7 +114,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, runner: Sync
     const source = sources.get(c.req.param('id'));
     if (source.state === 'cut_over') throw conflict(`source ${source.name} is cut over; it no longer syncs`);
     if (!sources.mappings(source.id).length) throw badRequest(`source ${source.name} has no mapped repositories (PUT .../repos first)`);
-    return c.json(syncJson(runner.start(source.id, 'manual')), 202);
+    return c.json(syncJson(syncs.start(source.id, 'manual')), 202);
   });
 
   app.post('/mirror/sources/:id/cutover', (c) => {
@@ -124,25 +124,25 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, runner: Sync
       sources.markCutOver(source.id);
       return c.json({ source: sourceJson(sources.get(source.id)) }, 202);
     }
-    const sync = runner.start(source.id, 'cutover');
+    const sync = syncs.start(source.id, 'cutover');
     return c.json({ source: sourceJson(source), sync: syncJson(sync) }, 202);
   });
 
   app.get('/mirror/sources/:id/syncs', (c) => {
     const source = sources.get(c.req.param('id'));
-    const { items, last } = runner.history(source.id, decodeCursor(c.req.query('after'), isInt), pageLimit(c.req.query('limit')));
+    const { items, last } = syncs.history(source.id, decodeCursor(c.req.query('after'), isInt), pageLimit(c.req.query('limit')));
     return c.json(page(items.map(syncJson), last));
   });
 
-  app.get('/mirror/syncs/:id', (c) => c.json(syncJson(runner.get(syncId(c.req.param('id'))))));
+  app.get('/mirror/syncs/:id', (c) => c.json(syncJson(syncs.get(syncId(c.req.param('id'))))));
 
   app.get('/mirror/syncs/:id/failures', (c) => {
-    const sync = runner.get(syncId(c.req.param('id')));
-    const { items, last } = runner.failures(sync.id, decodeCursor(c.req.query('after'), isInt), pageLimit(c.req.query('limit')));
+    const sync = syncs.get(syncId(c.req.param('id')));
+    const { items, last } = syncs.failures(sync.id, decodeCursor(c.req.query('after'), isInt), pageLimit(c.req.query('limit')));
     return c.json(page(items.map((f) => ({ source_repo: f.sourceRepo, path: f.path, reason: f.reason })), last));
   });
 
-  app.delete('/mirror/syncs/:id', async (c) => c.json(syncJson(await runner.cancel(syncId(c.req.param('id'))))));
+  app.delete('/mirror/syncs/:id', async (c) => c.json(syncJson(await syncs.cancel(syncId(c.req.param('id'))))));
 
   return app;
 }

@@ -4,7 +4,7 @@ import { defineModule, type CoreContext, type MigrationSet, type TroveEnv } from
 import { mirrorApi } from './api.js';
 import type { NexusClientOptions } from './nexus/client.js';
 import { SourceService } from './sources.js';
-import { SyncRunner } from './sync/runner.js';
+import { MirrorSyncs } from './sync/syncs.js';
 
 import { mirrorSettings } from './settings.js';
 
@@ -25,12 +25,12 @@ export interface MirrorOptions {
 
 export interface Mirror {
   apiRoutes: Hono<TroveEnv>[];
-  /** Resumes syncs a stopped process left running and starts the periodic syncs. */
+  /** Starts the periodic syncs (unfinished syncs are resumed by core's start, `jobs.resumeAll()`). */
   start(): void;
-  /** Stops the timer and aborts running syncs; their records stay `running` for the next start. */
+  /** Stops the timer. Running syncs are aborted by core's `jobs.stop()`; they stay `running` for the next start. */
   stop(): Promise<void>;
   sources: SourceService;
-  runner: SyncRunner;
+  syncs: MirrorSyncs;
 }
 
 /**
@@ -40,15 +40,15 @@ export interface Mirror {
  */
 export function createMirror(ctx: CoreContext, opts: MirrorOptions = {}): Mirror {
   const sources = new SourceService(ctx, opts.client);
-  const runner = new SyncRunner(ctx, sources, () => ctx.settings.int('mirror.concurrency'));
+  const syncs = new MirrorSyncs(ctx, sources, () => ctx.settings.int('mirror.concurrency'));
   let timer: NodeJS.Timeout | undefined;
   let unwatch: (() => void) | undefined;
 
   const tick = () => {
     for (const source of sources.all()) {
-      if (source.state !== 'mirroring' || runner.active(source.id) !== undefined || !sources.mappings(source.id).length) continue;
+      if (source.state !== 'mirroring' || syncs.active(source.id) !== undefined || !sources.mappings(source.id).length) continue;
       try {
-        runner.start(source.id, 'schedule');
+        syncs.start(source.id, 'schedule');
       } catch (err) {
         ctx.log.warn({ err, source: source.name }, 'mirror: scheduled sync not started');
       }
@@ -62,18 +62,16 @@ export function createMirror(ctx: CoreContext, opts: MirrorOptions = {}): Mirror
   };
 
   return {
-    apiRoutes: [mirrorApi(ctx, sources, runner)],
+    apiRoutes: [mirrorApi(ctx, sources, syncs)],
     sources,
-    runner,
+    syncs,
     start() {
-      runner.resumeAll();
       schedule();
       unwatch = ctx.settings.watch(['mirror.sync_interval'], schedule);
     },
     async stop() {
       clearInterval(timer);
       unwatch?.();
-      await runner.stop();
     },
   };
 }

@@ -25,6 +25,8 @@ export interface ImportRepoInput {
   signal: AbortSignal;
   /** Counters already recorded by an earlier run of this sync (a resume keeps fetched, bytes). */
   counters: RepoCounters;
+  /** Called with the counters each time they are written to the sync's row (the job's checkpoint). */
+  progress?: (counters: RepoCounters) => void;
 }
 
 const SIDE_FILE = /\.(sha1|sha256|sha512|md5)$/;
@@ -64,7 +66,10 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   const commits = new Set<Promise<void>>();
   const maxBytes = ctx.settings.int('max_upload_bytes');
 
-  const flush = () => db.update(mirrorSyncRepos).set(counters).where(and(eq(mirrorSyncRepos.syncId, syncId), eq(mirrorSyncRepos.sourceRepo, sourceRepo))).run();
+  const flush = () => {
+    db.update(mirrorSyncRepos).set(counters).where(and(eq(mirrorSyncRepos.syncId, syncId), eq(mirrorSyncRepos.sourceRepo, sourceRepo))).run();
+    input.progress?.(counters);
+  };
   const timer = setInterval(flush, 500);
   timer.unref();
 
