@@ -104,6 +104,8 @@ describe('storage in the administrator console', () => {
     expect(Math.min(...during)).toBeLessThan(FILES);
     await expect(page.getByText('Cancel the move').count()).resolves.toBe(0);
     await expect(page.getByText(`to s3 · ${s3.endpoint} / ${s3.bucket}`).count()).resolves.toBe(1);
+    // after the switch the old store is emptied; the page keeps polling until it says so
+    await page.getByTestId('move-old-removed').getByText(`emptied (${FILES} files removed)`).waitFor({ timeout: 60_000 });
     await screenshot(page, 'storage-move');
 
     // the storage settings now name the new store and link the move that got it there
