@@ -88,11 +88,17 @@ describe('storage in the administrator console', () => {
     // Watch the page as the copy runs: copied/total as it shows them, until done.
     const seen: { state: string; copied: string }[] = [];
     const end = Date.now() + 120_000;
+    let shotWhileCopying = false;
     for (;;) {
       const state = (await page.getByTestId('move-state').textContent({ timeout: 10_000 }))!.trim();
       const copied = (await page.getByTestId('move-copied').textContent())!.replace(/\s+/g, ' ').trim();
       if (seen.at(-1)?.copied !== copied || seen.at(-1)?.state !== state) seen.push({ state, copied });
       if (state !== 'copying') break;
+      // one picture mid-copy, once the page has a rate to show (two polls apart)
+      if (!shotWhileCopying && (await page.getByText(/files\/s$/).count())) {
+        await screenshot(page, 'storage-move-copying');
+        shotWhileCopying = true;
+      }
       if (Date.now() > end) throw new Error(`the move did not end: ${JSON.stringify(seen)}`);
       await page.waitForTimeout(100);
     }
