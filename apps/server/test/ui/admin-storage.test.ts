@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startS3Server, type TestS3Server } from '@trove/blobstore/testing/s3-server';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,21 +17,29 @@ type Item = { key: string; value: unknown; source: string };
 const setting = async (key: string) =>
   (await api<{ groups: { settings: Item[] }[] }>(server.base, 'GET', '/api/settings')).groups.flatMap((g) => g.settings).find((s) => s.key === key)!;
 
+let blobDir: string;
+
 beforeAll(async () => {
   admin = await adminSession(server.base);
   s3 = await startS3Server();
+  blobDir = mkdtempSync(join(tmpdir(), 'trove-ui-blobs-'));
   await createRepo(server.base, 'files', 'raw');
+}, 60_000);
+
+afterAll(async () => {
+  await s3?.close();
+  if (blobDir) rmSync(blobDir, { recursive: true, force: true });
+});
+
+/** Uploads FILES small files into the raw repository `files`. */
+async function upload(): Promise<void> {
   const { token } = await api<{ token: string }>(server.base, 'POST', '/api/publish/sessions/manual', { repo: 'files', totp_code: totpCode(admin.secret, 0) }, { Cookie: admin.cookie });
   const put = async (i: number) => {
     const r = await fetch(`${server.base}/raw/files/f/${i}.txt`, { method: 'PUT', body: `file ${i}\n`, headers: { Authorization: basicAuth('ci', token), 'Content-Type': 'text/plain' } });
     if (r.status !== 201) throw new Error(`upload ${i}: ${r.status} ${await r.text()}`);
   };
   for (let i = 0; i < FILES; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => put(i + j)));
-}, 120_000);
-
-afterAll(async () => {
-  await s3?.close();
-});
+}
 
 async function adminPage(): Promise<Page> {
   const browser = await server.browser();
@@ -67,9 +78,17 @@ describe('storage in the administrator console', () => {
     expect(await setting('storage')).toMatchObject({ value: 'fs', source: 'default' });
     expect(await setting('s3.endpoint')).toMatchObject({ value: '', source: 'default' });
     await screenshot(page, 'storage-test-failed');
+
+    // With no files yet a new location takes over as it is saved: the status says so at once.
+    await page.getByRole('button', { name: 'Discard' }).click();
+    await page.locator('[data-key="fs.root"]').getByLabel('Blob directory').fill(blobDir);
+    await page.getByRole('button', { name: 'Save 1 change' }).click();
+    await page.getByText('Saved 1 change.').waitFor();
+    await page.getByTestId('storage-status').getByText(`fs · ${blobDir}`).waitFor();
   }, 60_000);
 
   it('moves the files to a real S3 server with live progress, then shows the new store and the move', async () => {
+    await upload();
     const page = await adminPage();
     await page.goto(`${server.base}/#/admin/settings?group=storage`);
     await page.getByTestId('storage-status').getByText('None yet', { exact: false }).waitFor();
@@ -124,5 +143,5 @@ describe('storage in the administrator console', () => {
     // a file still downloads, from the new store
     const r = await fetch(`${server.base}/raw/files/f/7.txt`, { headers: { Authorization: basicAuth('root', 'correct horse battery') } });
     expect(await r.text()).toBe('file 7\n');
-  }, 180_000);
+  }, 240_000);
 });
