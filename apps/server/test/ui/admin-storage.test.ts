@@ -78,6 +78,9 @@ describe('storage in the administrator console', () => {
     expect(await setting('storage')).toMatchObject({ value: 'fs', source: 'default' });
     expect(await setting('s3.endpoint')).toMatchObject({ value: '', source: 'default' });
     await screenshot(page, 'storage-test-failed');
+    // the result belongs to the values tested: editing the form takes it away
+    await page.locator('[data-key="s3.endpoint"]').getByLabel('S3 endpoint').fill(s3.endpoint);
+    await expect(result.count()).resolves.toBe(0);
 
     // With no files yet a new location takes over as it is saved: the status says so at once.
     await page.getByRole('button', { name: 'Discard' }).click();

@@ -88,8 +88,9 @@ function GroupForm({ group, onSaved }: { group: SettingsGroup; onSaved(answer: S
             Discard
           </button>
         )}
-        {group.name === 'storage' && <ConnectionTest path="/api/settings/storage/test" label="Test connection" body={() => patchBody(group, draft)} />}
-        {group.name === 'sso' && <ConnectionTest path="/api/settings/oidc/test" label="Test discovery" body={() => patchBody(group, draft)} />}
+        {/* Keyed by the draft: a result stays beside the form only while the form holds the values it tested. */}
+        {group.name === 'storage' && <ConnectionTest key={JSON.stringify(draft)} path="/api/settings/storage/test" label="Test connection" body={() => patchBody(group, draft)} />}
+        {group.name === 'sso' && <ConnectionTest key={JSON.stringify(draft)} path="/api/settings/oidc/test" label="Test discovery" body={() => patchBody(group, draft)} />}
       </div>
       <ErrorMessage error={error && Object.keys(fields).length ? `${error}: see the marked fields.` : error} />
       {saved && <Notice tone="success">{saved}</Notice>}
