@@ -50,15 +50,15 @@ async function adminPage(): Promise<Page> {
 /** Fills the storage group's S3 fields (the form, not saved). */
 async function fillS3(page: Page, endpoint: string, bucket: string): Promise<void> {
   const field = (key: string) => page.locator(`[data-key="${key}"]`);
-  await field('storage').getByLabel('Blob store').selectOption('s3');
-  await field('s3.endpoint').getByLabel('S3 endpoint').fill(endpoint);
-  await field('s3.bucket').getByLabel('S3 bucket').fill(bucket);
-  await field('s3.region').getByLabel('S3 region').fill(s3.region);
-  await field('s3.access_key_id').getByLabel('S3 access key ID').fill(s3.accessKeyId);
+  await field('storage').getByLabel('Blob store', { exact: true }).selectOption('s3');
+  await field('s3.endpoint').getByLabel('S3 endpoint', { exact: true }).fill(endpoint);
+  await field('s3.bucket').getByLabel('S3 bucket', { exact: true }).fill(bucket);
+  await field('s3.region').getByLabel('S3 region', { exact: true }).fill(s3.region);
+  await field('s3.access_key_id').getByLabel('S3 access key ID', { exact: true }).fill(s3.accessKeyId);
   const secret = field('s3.secret_access_key');
   if (await secret.getByRole('button', { name: 'Set s3 secret access key' }).count()) await secret.getByRole('button', { name: 'Set s3 secret access key' }).click();
-  await secret.getByLabel('S3 secret access key').fill(s3.secretAccessKey);
-  await field('s3.path_style').getByLabel('Path-style addressing').check();
+  await secret.getByLabel('S3 secret access key', { exact: true }).fill(s3.secretAccessKey);
+  await field('s3.path_style').getByLabel('Path-style addressing', { exact: true }).check();
 }
 
 describe('storage in the administrator console', () => {
@@ -79,12 +79,12 @@ describe('storage in the administrator console', () => {
     expect(await setting('s3.endpoint')).toMatchObject({ value: '', source: 'default' });
     await screenshot(page, 'storage-test-failed');
     // the result belongs to the values tested: editing the form takes it away
-    await page.locator('[data-key="s3.endpoint"]').getByLabel('S3 endpoint').fill(s3.endpoint);
+    await page.locator('[data-key="s3.endpoint"]').getByLabel('S3 endpoint', { exact: true }).fill(s3.endpoint);
     await expect(result.count()).resolves.toBe(0);
 
     // With no files yet a new location takes over as it is saved: the status says so at once.
     await page.getByRole('button', { name: 'Discard' }).click();
-    await page.locator('[data-key="fs.root"]').getByLabel('Blob directory').fill(blobDir);
+    await page.locator('[data-key="fs.root"]').getByLabel('Blob directory', { exact: true }).fill(blobDir);
     await page.getByRole('button', { name: 'Save 1 change' }).click();
     await page.getByText('Saved 1 change.').waitFor();
     await page.getByTestId('storage-status').getByText(`fs · ${blobDir}`).waitFor();
@@ -147,4 +147,28 @@ describe('storage in the administrator console', () => {
     const r = await fetch(`${server.base}/raw/files/f/7.txt`, { headers: { Authorization: basicAuth('root', 'correct horse battery') } });
     expect(await r.text()).toBe('file 7\n');
   }, 240_000);
+
+  it('cancels a running move after a confirmation, keeping the store in use', async () => {
+    const back = mkdtempSync(join(tmpdir(), 'trove-ui-blobs-back-'));
+    try {
+      const page = await adminPage();
+      await page.goto(`${server.base}/#/admin/settings?group=storage`);
+      await page.locator('[data-key="storage"]').getByLabel('Blob store', { exact: true }).selectOption('fs');
+      await page.locator('[data-key="fs.root"]').getByLabel('Blob directory', { exact: true }).fill(back);
+      await page.getByRole('button', { name: 'Save 2 changes' }).click();
+      await page.waitForURL(/#\/admin\/storage\/moves\//);
+      await page.getByRole('button', { name: 'Cancel the move' }).click();
+      await page.getByRole('button', { name: 'Cancel: keep using the old store' }).click();
+      await page.getByTestId('move-state').getByText('cancelled').waitFor({ timeout: 60_000 });
+      await expect(page.getByRole('button', { name: 'Cancel the move' }).count()).resolves.toBe(0);
+      expect(await setting('storage')).toMatchObject({ value: 's3' });
+      await page.getByRole('link', { name: 'Storage settings' }).click();
+      await page.getByTestId('storage-status').getByText(`s3 · ${s3.endpoint}/${s3.bucket}`).waitFor();
+      await page.getByTestId('storage-status').getByRole('link', { name: /^cancelled · / }).waitFor();
+      const r = await fetch(`${server.base}/raw/files/f/9.txt`, { headers: { Authorization: basicAuth('root', 'correct horse battery') } });
+      expect(await r.text()).toBe('file 9\n');
+    } finally {
+      rmSync(back, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
