@@ -164,10 +164,15 @@ export interface StorageMove {
   copied: number;
   skipped: number;
   failed: number;
+  /** Bytes copied so far. */
+  bytes: number;
   error: string | null;
   started_at: string;
   finished_at: string | null;
-  target: Record<string, unknown> | string | null;
+  /** Where the blobs go, without credentials: `{storage: 'fs', root}` or `{storage: 's3', endpoint, bucket, prefix}`. */
+  target: Record<string, string>;
+  /** Blobs removed from the old store once the move is done; null until that cleanup has finished. */
+  old_removed: number | null;
 }
 export interface MoveFailure {
   asset_id: string | number;

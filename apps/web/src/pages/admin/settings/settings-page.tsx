@@ -23,6 +23,7 @@ function GroupForm({ group, onSaved }: { group: SettingsGroup; onSaved(answer: S
   const [draft, setDraft] = useState<Draft>({});
   const [fields, setFields] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState('');
+  const [saves, setSaves] = useState(0);
   const { busy, error, setError, run } = useAction();
   const changed = Object.keys(draft).length;
 
@@ -39,6 +40,7 @@ function GroupForm({ group, onSaved }: { group: SettingsGroup; onSaved(answer: S
           return;
         }
         setSaved(`Saved ${changed} ${changed === 1 ? 'change' : 'changes'}. They apply now, without a restart.`);
+        setSaves((n) => n + 1);
         onSaved(r.data as SettingsAnswer);
       } catch (e) {
         const body = e instanceof ApiError ? (e.body as { fields?: Record<string, string> } | null) : null;
@@ -57,7 +59,8 @@ function GroupForm({ group, onSaved }: { group: SettingsGroup; onSaved(answer: S
       }}
     >
       <h2 id={`group-${group.name}`}>{group.label}</h2>
-      {group.name === 'storage' && <StorageStatus />}
+      {/* Keyed by the saves: a new store with nothing to move takes over at once, and "Current store" must say so. */}
+      {group.name === 'storage' && <StorageStatus key={saves} />}
       {group.settings.map((item) => (
         <SettingField
           key={item.key}
@@ -85,8 +88,9 @@ function GroupForm({ group, onSaved }: { group: SettingsGroup; onSaved(answer: S
             Discard
           </button>
         )}
-        {group.name === 'storage' && <ConnectionTest path="/api/settings/storage/test" label="Test connection" body={() => patchBody(group, draft)} />}
-        {group.name === 'sso' && <ConnectionTest path="/api/settings/oidc/test" label="Test discovery" body={() => patchBody(group, draft)} />}
+        {/* Keyed by the draft: a result stays beside the form only while the form holds the values it tested. */}
+        {group.name === 'storage' && <ConnectionTest key={JSON.stringify(draft)} path="/api/settings/storage/test" label="Test connection" body={() => patchBody(group, draft)} />}
+        {group.name === 'sso' && <ConnectionTest key={JSON.stringify(draft)} path="/api/settings/oidc/test" label="Test discovery" body={() => patchBody(group, draft)} />}
       </div>
       <ErrorMessage error={error && Object.keys(fields).length ? `${error}: see the marked fields.` : error} />
       {saved && <Notice tone="success">{saved}</Notice>}

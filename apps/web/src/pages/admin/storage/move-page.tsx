@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { enc, get, request } from '../../../api/client';
 import type { MoveFailure, StorageMove } from '../../../api/types';
 import { ConfirmButton } from '../../../components/confirm-button';
-import { formatDate } from '../../../components/format';
+import { formatDate, formatSize } from '../../../components/format';
 import { PagedList } from '../../../components/paged-list';
 import { ErrorMessage, Loading, Notice } from '../../../components/states';
 import { Table } from '../../../components/table';
@@ -15,15 +15,16 @@ import { formatSeconds, moveProgress, rateAndEta, type Sample } from './move-mat
 
 const POLL_MS = 1000;
 
-/** Where the move copies to, without secrets (the SPEC says a move never holds any). */
+/** Where the move copies to (`moveJson`'s `target`: the location without credentials). */
 function targetText(t: StorageMove['target']): string {
-  if (!t) return '—';
-  if (typeof t === 'string') return t;
-  const o = t as Record<string, unknown>;
-  const kind = String(o.storage ?? o.backend ?? o.kind ?? '');
-  const where = [o.endpoint, o.bucket, o.prefix, o.root ?? o['fs.root']].filter((x) => typeof x === 'string' && x).join(' / ');
-  return [kind, where].filter(Boolean).join(' · ') || JSON.stringify(t);
+  const where = [t.endpoint, t.bucket, t.prefix, t.root].filter(Boolean).join(' / ');
+  return [t.storage, where].filter(Boolean).join(' · ') || '—';
 }
+
+/** After the switch the old store is emptied in the background; `old_removed` stays null until then. */
+const cleaningUp = (m: StorageMove) => m.state === 'done' && m.old_removed === null;
+/** Polls while the old store is emptied: enough for a large store, bounded if that cleanup never reports. */
+const CLEANUP_POLLS = 150;
 
 /** A storage move while it copies (polled every second) and after: progress, rate, time left, failures, cancel. */
 export function MovePage({ id }: { id: string }) {
@@ -36,6 +37,7 @@ export function MovePage({ id }: { id: string }) {
   useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let cleanupPolls = 0;
     const poll = async () => {
       try {
         const m = id === 'current' ? await currentMove() : await get<StorageMove>(`/api/storage/moves/${enc(id)}`);
@@ -45,6 +47,7 @@ export function MovePage({ id }: { id: string }) {
         if (m) {
           samples.current = [...samples.current.slice(-120), { at: Date.now(), done: moveProgress(m).done }];
           if (m.state === 'copying') timer = setTimeout(poll, POLL_MS);
+          else if (cleaningUp(m) && cleanupPolls++ < CLEANUP_POLLS) timer = setTimeout(poll, POLL_MS * 2);
         }
       } catch (e) {
         if (!live) return;
@@ -119,6 +122,16 @@ export function MovePage({ id }: { id: string }) {
               <dd>{formatDate(move.started_at)}</dd>
               <dt>Finished</dt>
               <dd>{formatDate(move.finished_at)}</dd>
+              <dt>Copied data</dt>
+              <dd>{formatSize(move.bytes)}</dd>
+              {move.state === 'done' && (
+                <>
+                  <dt>Old store</dt>
+                  <dd data-testid="move-old-removed">
+                    {move.old_removed === null ? 'being emptied…' : `emptied (${move.old_removed} ${move.old_removed === 1 ? 'file' : 'files'} removed)`}
+                  </dd>
+                </>
+              )}
             </dl>
             {move.error && <ErrorMessage error={move.error} />}
             {move.state === 'copying' && (
