@@ -5,7 +5,7 @@ import { rawFormat } from '@trove/format-raw';
 import { jsonCall, type Answer } from '../json-call.js';
 import type { FreshProofVerifier, PublishingModule } from '../../src/contracts.js';
 import { createPublishing, publishMigrations } from '../../src/publish/index.js';
-import { PUBLISH_PATHS } from '../../src/index.js';
+import { FRESH_PROOF_ROUTES, PUBLISH_PATHS } from '../../src/index.js';
 import { failedAttemptLimiter, type TokenBuckets } from '../../src/rate-limit/token-buckets.js';
 import { publishSettings } from '../../src/settings.js';
 
@@ -93,7 +93,7 @@ export async function startHarness(opts: { env?: Record<string, string> } = {}):
           throw unauthorized('invalid credentials', req.surface === 'format');
         },
       };
-      return { credentials: { resolver, publishPaths: PUBLISH_PATHS }, apiRoutes: [publishing.routes], stop: () => publishing.stop() };
+      return { credentials: { resolver, publishPaths: PUBLISH_PATHS, freshProofRoutes: FRESH_PROOF_ROUTES }, apiRoutes: [publishing.routes], stop: () => publishing.stop() };
     },
   });
   const s = await startTestServer({ modules: [publishingModule, rawFormat], env: opts.env ?? {} });
