@@ -104,11 +104,34 @@ globalThis.Date = class extends RealDate {
   };
 }
 
-/** A JSON API call (admin by default). */
+/**
+ * root's full UI session per server: admin changes need one, since a password over HTTP Basic
+ * only reads. Signing in without a second factor gives a setup-only session; setting up TOTP
+ * makes it a full one.
+ */
+const rootSessions = new Map<string, Promise<string>>();
+export function rootSession(base: string): Promise<string> {
+  if (!rootSessions.has(base)) {
+    rootSessions.set(base, (async () => {
+      const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ROOT.user, password: ROOT.password }) });
+      const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => c.startsWith('tr_session='));
+      if (!cookie) throw new Error(`root login: ${login.status}`);
+      const headers = { 'content-type': 'application/json', cookie };
+      const begin = await (await fetch(`${base}/api/security/totp/begin`, { method: 'POST', headers, body: JSON.stringify({ name: 'root' }) })).json();
+      const confirm = await fetch(`${base}/api/security/totp/confirm`, { method: 'POST', headers, body: JSON.stringify({ setup_id: begin.setup_id, code: totpAt(begin.secret, -1) }) });
+      if (confirm.status !== 201) throw new Error(`root totp: ${confirm.status}`);
+      return cookie;
+    })());
+  }
+  return rootSessions.get(base)!;
+}
+
+/** A JSON API call (as root's UI session by default; `auth` sends that Authorization header instead, `null` none). */
 export async function api(base: string, path: string, init: { method?: string; body?: unknown; auth?: string | null; cookie?: string } = {}) {
   const headers: Record<string, string> = {};
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  if (init.auth !== null) headers.authorization = init.auth ?? rootAuth;
+  if (init.auth) headers.authorization = init.auth;
+  else if (init.auth === undefined && !init.cookie) headers.cookie = await rootSession(base);
   if (init.cookie) headers.cookie = init.cookie;
   const r = await fetch(base + path, { method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'), headers, body: init.body !== undefined ? JSON.stringify(init.body) : undefined });
   const text = await r.text();

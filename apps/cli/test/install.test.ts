@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, publisher, REPO_ROOT, removeTempDirs, start, startIssuer, startServer, tempDir, type Server } from './harness.js';
+import { api, publisher, REPO_ROOT, removeTempDirs, rootSession, start, startIssuer, startServer, tempDir, type Server } from './harness.js';
 
 /**
  * The package as users get it: `npm install -g {base_url}/downloads/trove-cli.tgz` from a
@@ -91,7 +91,7 @@ describe('docs/publishing.md, with the CLI', () => {
   it('a GitHub Actions job installs trove from the server and uploads with its identity token', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'app.tar.gz'), 'github bytes');
-    const admin = { PATH: process.env.PATH!, TROVE_URL: srv.url, ADMIN_USER: 'root', ADMIN_PASSWORD: 'correct horse battery' };
+    const admin = { PATH: process.env.PATH!, TROVE_URL: srv.url, ADMIN_USER: 'root', ADMIN_PASSWORD: 'correct horse battery', ADMIN_SESSION: (await rootSession(srv.url)).slice('tr_session='.length) };
     await bash(block('github-trust').replaceAll('https://token.actions.githubusercontent.com', issuer.issuer), admin, dir);
     const env = {
       ...npmEnv(tempDir('trove-cli-prefix-'), tempDir()),
@@ -109,7 +109,7 @@ describe('docs/publishing.md, with the CLI', () => {
   it('a GitLab CI job installs trove from the server and uploads with its id_token', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'app.tar.gz'), 'gitlab bytes');
-    const admin = { PATH: process.env.PATH!, TROVE_URL: srv.url, ADMIN_USER: 'root', ADMIN_PASSWORD: 'correct horse battery' };
+    const admin = { PATH: process.env.PATH!, TROVE_URL: srv.url, ADMIN_USER: 'root', ADMIN_PASSWORD: 'correct horse battery', ADMIN_SESSION: (await rootSession(srv.url)).slice('tr_session='.length) };
     await bash(block('gitlab-trust').replaceAll('https://gitlab.com/oauth/discovery/keys', issuer.jwks_uri).replaceAll('https://gitlab.com', issuer.issuer), admin, dir);
     // (The local issuer also stands in for GitHub above: a repository claim of its own keeps that policy out.)
     const idToken = (await (await fetch(`${issuer.issuer}/token`, { method: 'POST', body: JSON.stringify({ audience: 'trove', claims: { project_path: 'acme/widgets', ref_protected: 'true', repository: 'not-on-github' } }) })).json()) as { value: string };

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as jose from 'jose';
+import { authenticator } from 'otplib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { NexusDouble } from '@trove/mirror/testing/nexus-double';
 import { startProcess, type Running } from './process.js';
@@ -25,8 +26,32 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+/**
+ * root's full UI session per data directory (it lives in the database, so it outlasts a restart):
+ * admin changes need one, since a password over HTTP Basic only reads. Signing in without a second
+ * factor gives a setup-only session, and setting up TOTP makes it a full one.
+ */
+const sessions = new Map<string, Promise<string>>();
+async function adminCookie(): Promise<string> {
+  const s = srv!;
+  if (!sessions.has(s.dataDir)) {
+    sessions.set(s.dataDir, (async () => {
+      const login = await fetch(`${s.url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'correct horse battery' }) });
+      const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => c.startsWith('tr_session='));
+      if (!cookie) throw new Error(`login: ${login.status}`);
+      const headers = { Cookie: cookie, 'Content-Type': 'application/json' };
+      const begin = await (await fetch(`${s.url}/api/security/totp/begin`, { method: 'POST', headers, body: JSON.stringify({ name: 'test' }) })).json();
+      const code = authenticator.generate(begin.secret);
+      const confirm = await fetch(`${s.url}/api/security/totp/confirm`, { method: 'POST', headers, body: JSON.stringify({ setup_id: begin.setup_id, code }) });
+      if (confirm.status !== 201) throw new Error(`totp confirm: ${confirm.status}`);
+      return cookie;
+    })());
+  }
+  return sessions.get(s.dataDir)!;
+}
+
 async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${srv!.url}/api${path}`, { method, headers: { Authorization: adminAuth, 'Content-Type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(`${srv!.url}/api${path}`, { method, headers: { Cookie: await adminCookie(), 'Content-Type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN, api, basicAuth, screenshot, signInWithTotp, uiSuite, useSession } from './harness.js';
+import { ADMIN, adminSession, api, basicAuth, screenshot, signInWithTotp, uiSuite, useSession } from './harness.js';
 
 // The Nexus test double comes with the mirror package (issue 15). Until that lands beside this
 // console the file has nothing to run against, so it is skipped rather than failing the suite.
@@ -21,7 +21,7 @@ describe.skipIf(!nexusModule)('mirroring a Nexus from the console', () => {
     try {
       nexus.addRepo('files', 'raw').addRepo('central', 'maven2', 'proxy');
       nexus.put('files', 'tools/setup.sh', '#!/bin/sh\necho hello\n', { uploader: 'deployer' });
-      const admin = await signInWithTotp(server.base, ADMIN.username, ADMIN.password);
+      const admin = await adminSession(server.base);
       const browser = await server.browser();
       await useSession(browser.context, server.base, admin);
       const page = await browser.context.newPage();

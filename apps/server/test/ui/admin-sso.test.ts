@@ -5,7 +5,7 @@ import * as jose from 'jose';
 // @ts-expect-error oidc-provider ships no types; installed at the workspace root for tests.
 import Provider from 'oidc-provider';
 import { describe, expect, it } from 'vitest';
-import { ADMIN, adminHeaders, api, screenshot, signInWithTotp, uiSuite, useSession } from './harness.js';
+import { ADMIN, adminSession, adminHeaders, api, screenshot, signInWithTotp, uiSuite, useSession } from './harness.js';
 
 const server = uiSuite();
 
@@ -41,7 +41,7 @@ describe('single sign-on settings in the console', () => {
     if (probe.status === 404) ctx.skip();
     const provider = await startProvider();
     try {
-      const admin = await signInWithTotp(server.base, ADMIN.username, ADMIN.password);
+      const admin = await adminSession(server.base);
       const browser = await server.browser();
       await useSession(browser.context, server.base, admin);
       const page = await browser.context.newPage();

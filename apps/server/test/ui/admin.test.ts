@@ -1,13 +1,13 @@
 import * as jose from 'jose';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, api, basicAuth, createRepo, screenshot, signInWithTotp, uiSuite, useSession, type SignedIn } from './harness.js';
+import { ADMIN, adminSession, api, basicAuth, createRepo, screenshot, signInWithTotp, uiSuite, useSession, type SignedIn } from './harness.js';
 
 // max_upload_bytes comes from the environment, so it must show read-only with its variable's name
 const server = uiSuite({ TR_MAX_UPLOAD_BYTES: '1073741824' });
 let admin: SignedIn;
 beforeAll(async () => {
-  admin = await signInWithTotp(server.base, ADMIN.username, ADMIN.password);
+  admin = await adminSession(server.base);
   await createRepo(server.base, 'releases', 'raw');
   await createRepo(server.base, 'apt', 'debian');
 });
@@ -40,7 +40,7 @@ describe('the administrator console in the browser', () => {
     await json.getByText('saved', { exact: true }).waitFor();
     expect(await setting('max_json_bytes')).toMatchObject({ value: 2048, source: 'db' });
     // applied without a restart: a JSON body over 2 KiB is refused now
-    const big = await fetch(`${server.base}/api/publish/trusts`, { method: 'POST', headers: { Authorization: basicAuth(ADMIN.username, ADMIN.password), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(3000) }) });
+    const big = await fetch(`${server.base}/api/publish/trusts`, { method: 'POST', headers: { Cookie: admin.cookie, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(3000) }) });
     expect(big.status).toBe(413);
     await screenshot(page, 'settings');
 

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { get, post } from '../../api/client';
+import { get, getAll, post } from '../../api/client';
 import type { Repo, SettingsAnswer, SigningKey } from '../../api/types';
 import { CodeBlock } from '../../components/code-block';
 import { ConfirmButton } from '../../components/confirm-button';
@@ -18,7 +18,7 @@ interface KeyPage {
 }
 
 async function loadKeyPage(): Promise<KeyPage> {
-  const [key, settings, repos] = await Promise.all([get<SigningKey>('/api/settings/signing-key'), get<SettingsAnswer>('/api/settings'), get<Repo[]>('/api/repos')]);
+  const [key, settings, repos] = await Promise.all([get<SigningKey>('/api/settings/signing-key'), get<SettingsAnswer>('/api/settings'), getAll<Repo>('/api/repos')]);
   const value = (k: string) => settings.groups.flatMap((g) => g.settings).find((s) => s.key === k)?.value;
   const keyFile = value('gpg.key_file');
   const base = value('base_url');

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { enc, get, patch, post } from '../../../api/client';
+import { enc, get, getAll, patch, post } from '../../../api/client';
 import type { Repo, Trust, TrustInput } from '../../../api/types';
 import { Checkbox, Field } from '../../../components/field';
 import { ErrorMessage, Loading } from '../../../components/states';
@@ -32,7 +32,7 @@ export function claimsOf(rows: ClaimRow[]): Record<string, string[]> {
 
 /** Create (no `trust`) or edit a CI trust policy: which tokens it accepts and which repositories they may publish to. */
 export function TrustForm({ trust, baseUrl, onSaved, onCancel }: { trust?: Trust; baseUrl: string; onSaved(t: Trust): void; onCancel(): void }) {
-  const repos = useLoad('repos', () => get<Repo[]>('/api/repos'));
+  const repos = useLoad('repos', () => getAll<Repo>('/api/repos'));
   const [name, setName] = useState(trust?.name ?? '');
   const [issuer, setIssuer] = useState(trust?.issuer ?? 'https://token.actions.githubusercontent.com');
   const [audience, setAudience] = useState(trust?.audience ?? baseUrl);

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { del, enc, get } from '../../../api/client';
-import type { Page, Repo, SettingsAnswer, Trust } from '../../../api/types';
+import { del, enc, get, getAll } from '../../../api/client';
+import type { Repo, SettingsAnswer, Trust } from '../../../api/types';
 import { CodeBlock } from '../../../components/code-block';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { Time } from '../../../components/format';
@@ -20,9 +20,9 @@ interface TrustData {
 }
 
 async function loadTrusts(): Promise<TrustData> {
-  const [page, settings, repos] = await Promise.all([get<Page<Trust>>('/api/publish/trusts'), get<SettingsAnswer>('/api/settings'), get<Repo[]>('/api/repos')]);
+  const [page, settings, repos] = await Promise.all([getAll<Trust>('/api/publish/trusts'), get<SettingsAnswer>('/api/settings'), getAll<Repo>('/api/repos')]);
   const base = settings.groups.flatMap((g) => g.settings).find((s) => s.key === 'base_url')?.value;
-  return { trusts: page.items, baseUrl: (typeof base === 'string' && base) || location.origin, formats: Object.fromEntries(repos.map((r) => [r.name, r.format])) };
+  return { trusts: page, baseUrl: (typeof base === 'string' && base) || location.origin, formats: Object.fromEntries(repos.map((r) => [r.name, r.format])) };
 }
 
 /**
