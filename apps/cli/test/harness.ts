@@ -117,7 +117,7 @@ export function rootSession(base: string): Promise<string> {
       const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => c.startsWith('tr_session='));
       if (!cookie) throw new Error(`root login: ${login.status}`);
       const headers = { 'content-type': 'application/json', cookie };
-      const begin = await (await fetch(`${base}/api/security/totp/begin`, { method: 'POST', headers, body: JSON.stringify({ name: 'root' }) })).json();
+      const begin = (await (await fetch(`${base}/api/security/totp/begin`, { method: 'POST', headers, body: JSON.stringify({ name: 'root' }) })).json()) as { setup_id: string; secret: string };
       const confirm = await fetch(`${base}/api/security/totp/confirm`, { method: 'POST', headers, body: JSON.stringify({ setup_id: begin.setup_id, code: totpAt(begin.secret, -1) }) });
       if (confirm.status !== 201) throw new Error(`root totp: ${confirm.status}`);
       return cookie;
