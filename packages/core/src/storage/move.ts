@@ -144,15 +144,13 @@ async function copyAll(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>
 }
 
 /**
- * Assets changed since the move began, looked at once more: a replace keeps its asset id, so one
- * committed on the old store behind the checkpoint (a write begun just before a resumed move took
- * over the writes) would otherwise be missed. Most are on the target already: one head each.
+ * Asset rows written since the move began (a second of slack for clocks), in id order and
+ * BATCH at a time: what the catch-up pass re-checks and what a cancel copies back.
  */
-async function catchUp(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>, g: MoveProgress, from: BlobDriver, to: BlobDriver) {
+function* changedSinceMove(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>) {
   const since = new Date(run.job.createdAt.getTime() - 1000);
   let after = 0;
   for (;;) {
-    run.signal.throwIfAborted();
     const rows = deps.db
       .select({ id: assets.id, key: assets.blobKey, size: assets.size, sha256: assets.sha256 })
       .from(assets)
@@ -161,6 +159,19 @@ async function catchUp(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>
       .limit(BATCH)
       .all();
     if (!rows.length) return;
+    yield rows;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+/**
+ * Assets changed since the move began, looked at once more: a replace keeps its asset id, so one
+ * committed on the old store behind the checkpoint (a write begun just before a resumed move took
+ * over the writes) would otherwise be missed. Most are on the target already: one head each.
+ */
+async function catchUp(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>, g: MoveProgress, from: BlobDriver, to: BlobDriver) {
+  for (const rows of changedSinceMove(deps, run)) {
+    run.signal.throwIfAborted();
     await eachLimited(rows, PARALLEL, async (row) => {
       const o = await copyOne(row, from, to, run.signal, true);
       if (o.kind === 'copied') {
@@ -171,7 +182,6 @@ async function catchUp(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>
         deps.db.insert(storageMoveFailures).values({ moveId: run.job.id, assetId: row.id, key: row.key, reason: o.reason }).run();
       }
     });
-    after = rows[rows.length - 1]!.id;
     run.update(g);
   }
 }
@@ -230,22 +240,11 @@ async function sha256Of(stream: Readable): Promise<string> {
 
 /** After a cancel or failure: every blob written to the target since the move began goes back to the old store. */
 async function copyBack(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>, target: BlobDriver, old: BlobDriver) {
-  const since = new Date(run.job.createdAt.getTime() - 1000);
-  let after = 0;
-  for (;;) {
-    const rows = deps.db
-      .select({ id: assets.id, key: assets.blobKey, size: assets.size, sha256: assets.sha256 })
-      .from(assets)
-      .where(and(gt(assets.id, after), gte(assets.updatedAt, since)))
-      .orderBy(asc(assets.id))
-      .limit(BATCH)
-      .all();
-    if (!rows.length) return;
+  for (const rows of changedSinceMove(deps, run)) {
     await eachLimited(rows, PARALLEL, async (row) => {
       const o = await copyOne(row, target, old, undefined, true);
       if (o.kind === 'failed') deps.log.error({ move: run.job.id, blob: row.key, reason: o.reason }, 'could not return a blob to the old store');
     });
-    after = rows[rows.length - 1]!.id;
   }
 }
 
