@@ -19,7 +19,7 @@ import { cpuSeconds, resetPeak } from './lib/proc.mjs';
 import { median, mib as mibOf } from './lib/stats.mjs';
 import { startNodeReference } from './lib/references.mjs';
 import { header, line, summary } from './lib/report.mjs';
-import { adminAuth, api, basicAuth, startTrove } from './lib/trove.mjs';
+import { api, basicAuth, startTrove } from './lib/trove.mjs';
 import { publishSession } from './lib/publish.mjs';
 
 if (!process.env.BENCH_PINNED) {
@@ -114,7 +114,7 @@ const ref = await startNodeReference(join(dir, 'ref'), { cpu: '0' });
 mkdirSync(join(dir, 'ref'), { recursive: true });
 const rows = [];
 try {
-  const created = await api(trove.url, 'POST', '/api/repos', { auth: adminAuth(), body: { name: 'bench', format: 'maven', config: {}, anonymous_read: true } });
+  const created = await api(trove.url, 'POST', '/api/repos', { asAdmin: true, body: { name: 'bench', format: 'maven', config: {}, anonymous_read: true } });
   if (created.status !== 201) throw new Error(`creating the maven repo: ${created.status} ${JSON.stringify(created.body)}`);
   const auth = basicAuth('ci', await publishSession(trove.url, 'bench'));
   // Warm-up: JIT, SQLite page cache, connection pools.

@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { header, line, summary, verdict } from './lib/report.mjs';
-import { ROOT, adminAuth, api, basicAuth, startTrove } from './lib/trove.mjs';
+import { ROOT, api, basicAuth, startTrove } from './lib/trove.mjs';
 import { publishSession } from './lib/publish.mjs';
 import { resetPeak } from './lib/proc.mjs';
 
@@ -89,7 +89,7 @@ let checksumErrors = 0;
 let reads = 0;
 const seconds = [];
 try {
-  const created = await api(trove.url, 'POST', '/api/repos', { auth: adminAuth(), body: { name: 'w6', format: 'maven', config: {}, anonymous_read: true } });
+  const created = await api(trove.url, 'POST', '/api/repos', { asAdmin: true, body: { name: 'w6', format: 'maven', config: {}, anonymous_read: true } });
   if (created.status !== 201) throw new Error(`creating the maven repo: ${created.status} ${JSON.stringify(created.body)}`);
   const auth = basicAuth('ci', await publishSession(trove.url, 'w6'));
   // The peak of the runs, not of start-up (the bootstrap admin's scrypt alone peaks far above idle).

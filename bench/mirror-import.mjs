@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { header, line, summary, verdict } from './lib/report.mjs';
 import { fmt, fmtRatio, median, spread } from './lib/stats.mjs';
 import { run, sleep, stopChild, track } from './lib/proc.mjs';
-import { ADMIN, ROOT, ensureBuilt, startTrove } from './lib/trove.mjs';
+import { ROOT, adminCookie, ensureBuilt, startTrove } from './lib/trove.mjs';
 
 const SMALL = Number(process.env.BENCH_SMALL ?? 10000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 4);
@@ -39,10 +39,10 @@ const nexus = await new Promise((resolve, reject) => {
 });
 const sourceAuth = 'Basic ' + Buffer.from(`${nexus.username}:${nexus.password}`).toString('base64');
 const trove = await startTrove({ env: { TR_MIRROR_CONCURRENCY: String(C), TR_LOG_LEVEL: 'warn' }, nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) });
-const adminAuth = 'Basic ' + Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64');
+const adminCookieOfTrove = await adminCookie(trove.url);
 
 async function api(method, path, body) {
-  const res = await fetch(`${trove.url}/api${path}`, { method, headers: { Authorization: adminAuth, 'Content-Type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(`${trove.url}/api${path}`, { method, headers: { Cookie: adminCookieOfTrove, 'Content-Type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const text = await res.text();
   if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : null;

@@ -70,7 +70,7 @@ try {
       });
       t = performance.now();
       const start = await api(trove.url, 'PATCH', '/api/settings', {
-        auth: adminAuth(),
+        asAdmin: true,
         body: { storage: 's3', 's3.endpoint': s3.endpoint, 's3.bucket': 'bench', 's3.region': 'us-east-1', 's3.access_key_id': 'S3RVER', 's3.secret_access_key': 'S3RVER', 's3.path_style': true, 's3.prefix': `move${run}` },
       });
       if (start.status !== 202) throw new Error(`PATCH: ${start.status} ${JSON.stringify(start.body)}`);

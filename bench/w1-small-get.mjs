@@ -18,7 +18,7 @@ import { cpuSeconds, resetPeak } from './lib/proc.mjs';
 import { startMemoryReference, startNginx, startNodeReference } from './lib/references.mjs';
 import { header, line, summary, verdict } from './lib/report.mjs';
 import { fmt, fmtRatio, mib, ratio, spread } from './lib/stats.mjs';
-import { adminAuth, api, basicAuth, ensureBuilt, startTrove } from './lib/trove.mjs';
+import { api, basicAuth, ensureBuilt, startTrove } from './lib/trove.mjs';
 import { wrk } from './lib/wrk.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -107,7 +107,7 @@ summary({ id: 'W1', title: 'small GET, anonymous', rows });
  * writes the bytes Trove then serves at the same paths under `dir` for the references.
  */
 async function publishMaven(trove, dir) {
-  const created = await api(trove.url, 'POST', '/api/repos', { auth: adminAuth(), body: { name: 'maven', format: 'maven', config: {}, anonymous_read: true } });
+  const created = await api(trove.url, 'POST', '/api/repos', { asAdmin: true, body: { name: 'maven', format: 'maven', config: {}, anonymous_read: true } });
   if (created.status !== 201) throw new Error(`creating the maven repo: ${created.status} ${JSON.stringify(created.body)}`);
   const auth = { Authorization: basicAuth('ci', await publishSession(trove.url, 'maven')) };
   const base = 'com/example/bench/bench-lib';

@@ -12,7 +12,7 @@ import { get } from './lib/net.mjs';
 import { cpuSeconds } from './lib/proc.mjs';
 import { header, line, summary, verdict } from './lib/report.mjs';
 import { fmt, fmtRatio, ratio, spread } from './lib/stats.mjs';
-import { ADMIN, adminAuth, api, basicAuth, ensureBuilt, startTrove } from './lib/trove.mjs';
+import { ADMIN, api, basicAuth, ensureBuilt, startTrove } from './lib/trove.mjs';
 import { wrk } from './lib/wrk.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -27,7 +27,7 @@ const rows = [];
 try {
   await publishSmallFiles(trove, dir, 'public', { anonymousRead: true });
   const publishToken = await publishSmallFiles(trove, dir, 'private', { anonymousRead: false });
-  const created = await api(trove.url, 'POST', '/api/tokens', { auth: adminAuth(), body: { name: 'bench', expires_in_days: 1 } });
+  const created = await api(trove.url, 'POST', '/api/tokens', { asAdmin: true, body: { name: 'bench', expires_in_days: 1 } });
   if (created.status !== 201 || !created.body.token) throw new Error(`POST /api/tokens: ${created.status} ${JSON.stringify(created.body)}`);
   const modes = {
     anonymous: { repo: 'public', headers: {} },

@@ -1,5 +1,5 @@
 import * as jose from 'jose';
-import { adminAuth, api } from './trove.mjs';
+import { api } from './trove.mjs';
 
 const ISSUER = 'https://ci.bench.invalid';
 const AUDIENCE = 'trove-bench';
@@ -14,7 +14,7 @@ export async function publishSession(url, repo) {
   const { privateKey, publicKey } = await jose.generateKeyPair('ES256');
   const jwks = { keys: [{ ...(await jose.exportJWK(publicKey)), kid: 'bench', alg: 'ES256', use: 'sig' }] };
   const trust = await api(url, 'POST', '/api/publish/trusts', {
-    auth: adminAuth(),
+    asAdmin: true,
     body: {
       name: `bench-${repo}`,
       issuer: ISSUER,

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -109,13 +110,48 @@ export async function startTrove({ env = {}, cpu = '0', dataDir, nodeArgs = [] }
 }
 
 export const basicAuth = (user, password) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
+/** The admin's password over Basic: it reads; changes need `asAdmin` (a UI session). */
 export const adminAuth = () => basicAuth(ADMIN.user, ADMIN.password);
 
-/** A JSON call to the server's API; resolves {status, body}. */
-export async function api(url, method, path, { auth, body } = {}) {
+// otplib is auth's dependency; the bench borrows it rather than computing TOTP codes itself.
+const { authenticator } = createRequire(join(ROOT, 'packages/auth/package.json'))('otplib');
+const adminCookies = new Map();
+
+/**
+ * The bootstrap admin's full UI session, once per server: a password over Basic only reads, so
+ * the bench signs in over the API and sets up TOTP (which turns the setup-only session into a full one).
+ */
+export function adminCookie(url) {
+  if (!adminCookies.has(url)) {
+    adminCookies.set(url, (async () => {
+      const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: ADMIN.user, password: ADMIN.password }) });
+      if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`);
+      const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.startsWith('tr_session='));
+      if (!cookie) throw new Error('login set no tr_session cookie');
+      const begin = await api(url, 'POST', '/api/security/totp/begin', { cookie, body: { name: 'bench' } });
+      if (begin.status !== 200) throw new Error(`totp begin: ${begin.status} ${JSON.stringify(begin.body)}`);
+      const code = authenticator.clone({ epoch: Date.now() - 30_000 }).generate(begin.body.secret);
+      const confirm = await api(url, 'POST', '/api/security/totp/confirm', { cookie, body: { setup_id: begin.body.setup_id, code } });
+      if (confirm.status !== 201) throw new Error(`totp confirm: ${confirm.status} ${JSON.stringify(confirm.body)}`);
+      return cookie;
+    })());
+  }
+  return adminCookies.get(url);
+}
+
+/**
+ * A JSON call to the server's API; resolves {status, body}. `asAdmin` sends the bootstrap admin's
+ * UI session, `auth` an Authorization header, `cookie` a given session.
+ */
+export async function api(url, method, path, { auth, body, asAdmin = false, cookie } = {}) {
+  cookie ??= asAdmin ? await adminCookie(url) : undefined;
   const res = await fetch(url + path, {
     method,
-    headers: { ...(auth ? { Authorization: auth } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    headers: {
+      ...(auth ? { Authorization: auth } : {}),
+      ...(cookie ? { Cookie: cookie } : {}),
+      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
@@ -130,7 +166,7 @@ export async function api(url, method, path, { auth, body } = {}) {
 
 /** Creates a raw repository as the bootstrap admin. */
 export async function createRawRepo(url, name, { anonymousRead = false } = {}) {
-  const r = await api(url, 'POST', '/api/repos', { auth: adminAuth(), body: { name, format: 'raw', config: {}, anonymous_read: anonymousRead } });
+  const r = await api(url, 'POST', '/api/repos', { asAdmin: true, body: { name, format: 'raw', config: {}, anonymous_read: anonymousRead } });
   if (r.status !== 201) throw new Error(`creating repo ${name}: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
 }
