@@ -23,7 +23,11 @@ export interface BlobReader {
 }
 
 /** What a driver stores: a finished local file (the spool) or a stream of known or unknown size. */
-export type BlobSource = { path: string } | { stream: Readable; size?: number };
+/**
+ * What a put stores: a complete, fsynced file (a spool file), which a driver may move away
+ * (it then calls `onMoved`, so its owner need not remove it), or a stream.
+ */
+export type BlobSource = { path: string; onMoved?: () => void } | { stream: Readable; size?: number };
 
 /**
  * One storage backend. A driver is one file implementing this interface

@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { fsDriver } from '../src/index.js';
+import { BlobStore, Spool, contentKey, fsDriver } from '../src/index.js';
 import { runDriverSuite } from './driver.case.js';
 
 runDriverSuite('fs', async () => fsDriver({ root: mkdtempSync(join(tmpdir(), 'trove-fs-')) }));
@@ -27,5 +27,30 @@ describe('fs driver', () => {
     await expect(d.put('k/one', { stream: failing })).rejects.toThrow('client went away');
     expect(existsSync(join(root, 'k', 'one'))).toBe(false);
     expect(readdirSync(join(root, '.tmp'))).toEqual([]);
+  });
+
+  it('takes a spool file as the blob itself, creating its directory, and the spool is left empty', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trove-fs-'));
+    const spool = new Spool(join(dir, 'spool'));
+    await spool.init();
+    const store = new BlobStore(fsDriver({ root: join(dir, 'blobs') }));
+    const file = await spool.receive(Readable.from([Buffer.from('hello blob')]), { maxBytes: 100 });
+    const key = contentKey(file.hashes.sha256);
+    let moved = 0;
+    await store.putIfAbsent(key, { path: file.path, onMoved: () => (moved++, file.movedAway()) });
+    await file.dispose();
+    expect(moved).toBe(1);
+    expect(readFileSync(join(dir, 'blobs', key), 'utf8')).toBe('hello blob');
+    expect(readdirSync(join(dir, 'spool'))).toEqual([]);
+    expect(existsSync(join(dir, 'blobs', '.tmp'))).toBe(false); // no second name on the way
+
+    // The same bytes again: the blob is there, the spool file stays with its owner, and dispose removes it.
+    const again = await spool.receive(Readable.from([Buffer.from('hello blob')]), { maxBytes: 100 });
+    await store.putIfAbsent(key, { path: again.path, onMoved: () => moved++ });
+    expect(moved).toBe(1);
+    expect(readdirSync(join(dir, 'spool'))).toHaveLength(1);
+    await again.dispose();
+    await again.dispose(); // twice is harmless
+    expect(readdirSync(join(dir, 'spool'))).toEqual([]);
   });
 });

@@ -65,6 +65,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   const inflight = new Set<Promise<void>>();
   const commits = new Set<Promise<void>>();
   const maxBytes = ctx.settings.int('max_upload_bytes');
+  const commitLimit = Math.max(16, input.concurrency * 4);
 
   const flush = () => {
     db.update(mirrorSyncRepos).set(counters).where(and(eq(mirrorSyncRepos.syncId, syncId), eq(mirrorSyncRepos.sourceRepo, sourceRepo))).run();
@@ -79,9 +80,11 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   };
 
   /**
-   * Committing (blob store rename and fsyncs, then the database) runs after the download slot is
-   * released, up to `2 x concurrency` at a time: the source sees `concurrency` requests, and a
-   * small file's fsync latency no longer idles a download slot (bench/mirror-import.mjs).
+   * Committing (the blob store's fsyncs and rename, then the database) runs after the download
+   * slot is released, up to `commitLimit` at a time: the source sees `concurrency` requests, and
+   * a small file's two fsyncs (milliseconds each) never idle a download slot. Many flushes in
+   * flight also share the filesystem's journal commits (bench/mirror-import.mjs). What waits here
+   * is a spool file on disk, not memory.
    */
   const commit = async (asset: NexusAsset, file: SpooledFile) => {
     const { path } = asset;
@@ -114,7 +117,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       file = await client.download(sourceRepo, asset, ctx.spool, { maxBytes, signal });
       const wrong = mismatch(asset.checksum, file) ?? (check ? await check(file) : null);
       if (wrong) return fail(path, wrong);
-      while (commits.size >= input.concurrency * 2) await Promise.race(commits);
+      while (commits.size >= commitLimit) await Promise.race(commits);
       const owned = file;
       file = undefined; // importAsset disposes it from here on
       const p: Promise<void> = commit(asset, owned).finally(() => commits.delete(p));
