@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCore, type Core } from '@trove/core';
@@ -59,7 +60,37 @@ async function warm(h: Accounts, auth?: string, path?: string): Promise<void> {
   for (let i = 0; i < 2; i++) expect(await read(h, auth, path)).toEqual({ status: 200, body: 'hello' });
 }
 
+/** GETs on one keep-alive connection (an Agent with a single socket), as Maven and apt send them. */
+function oneConnection(h: Accounts) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const get = (auth?: string) =>
+    new Promise<{ status: number; body: string; reused: boolean }>((resolve, reject) => {
+      const req = http.get(`${h.url}/raw/files/a.txt`, { agent, headers: auth ? { authorization: auth } : {} }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body, reused: req.reusedSocket }));
+      });
+      req.on('error', reject);
+    });
+  return { get, close: () => agent.destroy() };
+}
+
 describe('read-path caches: a change applies on the very next request', () => {
+  it('a keep-alive connection that changes its Authorization header gets each header its own answer', async () => {
+    const { h, token } = await setup();
+    const conn = oneConnection(h);
+    try {
+      for (let i = 0; i < 3; i++) expect(await conn.get(basic('x', token))).toMatchObject({ status: 200, body: 'hello' });
+      // The answer and the credential are now held for this connection's header; other headers on it are checked on their own.
+      const others = [basic('x', token.slice(0, -1) + (token.endsWith('a') ? 'b' : 'a')), basic('alice', 'not-her-password'), undefined];
+      for (const auth of others) expect(await conn.get(auth)).toMatchObject({ status: 401, reused: true });
+      expect(await conn.get(basic('x', token))).toMatchObject({ status: 200, body: 'hello', reused: true });
+    } finally {
+      conn.close();
+    }
+  });
+
   it('a deleted read token', async () => {
     const { h, client, token, tokenId } = await setup();
     await warm(h, basic('x', token));

@@ -64,6 +64,22 @@ export class CredentialCache {
     return this.opts.now?.() ?? Date.now();
   }
 
+  /** The cache key of a header: its SHA-256, so the cache itself keeps no password or token. */
+  static digest(authorization: string): string {
+    return keyOf(authorization);
+  }
+
+  /**
+   * The lean read path's lookup, by a digest from `digest()`: the credential while its entry is
+   * fresh, else undefined (a stale entry is left for `lookup`, which renews it). No allocation.
+   */
+  fresh(digest: string): Credential | undefined {
+    const e = this.entries.get(digest);
+    if (!e || e.until <= this.now()) return undefined;
+    e.onHit?.();
+    return e.credential;
+  }
+
   /**
    * `hit`: the credential `authorization` resolved to, while it still holds. Otherwise resolve it
    * and pass a success to `remember`, which drops it if anything it depends on was written

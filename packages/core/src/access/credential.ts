@@ -48,9 +48,10 @@ export interface CredentialResolver {
   /**
    * What `resolve` would answer for this Authorization header, without a check, when that is
    * already known and still valid (a cached resolution); undefined otherwise. Optional: the lean
-   * read path (http/answer-cache.ts) uses it, and takes the full path without it.
+   * read path (http/answer-cache.ts) uses it, and takes the full path without it. `connection`
+   * (the request's socket) lets it remember the last header of a keep-alive connection.
    */
-  cached?(authorization: string): Credential | undefined;
+  cached?(authorization: string, connection?: object): Credential | undefined;
 }
 
 export const ANONYMOUS: Credential = { type: 'anonymous' };

@@ -74,7 +74,7 @@ export class AnswerCache {
     const url = req.url ?? '';
     const stamp = this.ctx.generations.current();
     const a = this.answers.get(url);
-    if (a && a.access === stamp.access && a.assets === stamp.assets && this.mayRead(a, h.authorization)) {
+    if (a && a.access === stamp.access && a.assets === stamp.assets && this.mayRead(a, req)) {
       res.writeHead(200, a.headers);
       res.end(a.body);
       if (this.ctx.log.isLevelEnabled('debug')) this.ctx.log.debug({ method: 'GET', path: url.split('?')[0], status: 200, ms: 0, from: 'memory' }, 'request');
@@ -84,9 +84,10 @@ export class AnswerCache {
     return false;
   }
 
-  private mayRead(a: Answer, authorization: string | undefined): boolean {
+  private mayRead(a: Answer, req: IncomingMessage): boolean {
+    const authorization = req.headers.authorization;
     if (authorization === undefined) return a.anonymous;
-    const cred = this.ctx.credentials.resolver.cached?.(authorization);
+    const cred = this.ctx.credentials.resolver.cached?.(authorization, req.socket);
     return cred !== undefined && a.readers.has(cred);
   }
 
