@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import type { CoreContext, Credential } from '@trove/core';
+import { CredentialCache, type CoreContext, type Credential, type CredentialResolver } from '@trove/core';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { staticResolver, basic } from '@trove/core/testing/resolver';
 import { mavenFormat } from '../src/index.js';
@@ -10,6 +10,8 @@ export { basic };
  * A real server with Maven repositories: `releases` (anonymous reads), `private` (alice reads),
  * `rel-only` (version policy release), `snap-only` (snapshot). Passwords: `pub-<repo>` is a CI
  * publish session for that repository, `alice` and `bob` are users with and without read on `private`.
+ * Resolutions are remembered as the auth module remembers them, so repeated GETs with the same
+ * password take the lean read path (answered from memory) as they do in production.
  */
 export async function mavenServer(env: Record<string, string> = {}): Promise<TestServer> {
   return startTestServer({
@@ -32,9 +34,22 @@ export async function mavenServer(env: Record<string, string> = {}): Promise<Tes
         alice: { type: 'user', via: 'password', user: alice },
         bob: { type: 'user', via: 'password', user: bob },
       });
-      return { credentials: { resolver } };
+      return { credentials: { resolver: remembering(ctx, resolver) } };
     },
   });
+}
+
+/** `inner` behind core's CredentialCache, as the auth module's `cachedResolver` puts it for the format routes. */
+function remembering(ctx: CoreContext, inner: CredentialResolver): CredentialResolver {
+  const cache = new CredentialCache(ctx.generations);
+  return {
+    cached: (authorization) => cache.lookup(authorization, { stale: false }).hit,
+    async resolve(req) {
+      if (!req.authorization || req.surface !== 'format') return inner.resolve(req);
+      const entry = cache.lookup(req.authorization);
+      return entry.hit ?? entry.remember(await inner.resolve(req));
+    },
+  };
 }
 
 /** Reads the body at once, so no response is left holding a connection when a test ignores it. */
