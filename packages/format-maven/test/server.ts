@@ -1,7 +1,7 @@
 import { request } from 'node:http';
-import { CredentialCache, type CoreContext, type Credential, type CredentialResolver } from '@trove/core';
+import type { CoreContext, Credential } from '@trove/core';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
-import { staticResolver, basic } from '@trove/core/testing/resolver';
+import { basic, rememberingResolver, staticResolver } from '@trove/core/testing/resolver';
 import { mavenFormat } from '../src/index.js';
 
 export { basic };
@@ -34,22 +34,9 @@ export async function mavenServer(env: Record<string, string> = {}): Promise<Tes
         alice: { type: 'user', via: 'password', user: alice },
         bob: { type: 'user', via: 'password', user: bob },
       });
-      return { credentials: { resolver: remembering(ctx, resolver) } };
+      return { credentials: { resolver: rememberingResolver(ctx.generations, resolver) } };
     },
   });
-}
-
-/** `inner` behind core's CredentialCache, as the auth module's `cachedResolver` puts it for the format routes. */
-function remembering(ctx: CoreContext, inner: CredentialResolver): CredentialResolver {
-  const cache = new CredentialCache(ctx.generations);
-  return {
-    cached: (authorization) => cache.lookup(authorization, { stale: false }).hit,
-    async resolve(req) {
-      if (!req.authorization || req.surface !== 'format') return inner.resolve(req);
-      const entry = cache.lookup(req.authorization);
-      return entry.hit ?? entry.remember(await inner.resolve(req));
-    },
-  };
 }
 
 /** Reads the body at once, so no response is left holding a connection when a test ignores it. */
