@@ -40,6 +40,10 @@ export function debianRoutes(state: DebianState) {
         redirect: redirectOption(ctx.settings),
         filename: path.split('/').pop(),
         cacheControl: repo.anonymousRead ? 'public, max-age=86400' : 'private, max-age=86400',
+        // A pool file is an asset row (written only through core's AssetService, which bumps the
+        // `assets` generation) and its repository's row. Not so dists/: its files live in this
+        // format's own tables and change with no `assets` bump, so serveIndex never opts in.
+        answerFromMemory: true,
       });
     }
     throw notFound(`${path || '/'} not found`);

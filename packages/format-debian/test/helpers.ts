@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as openpgp from 'openpgp';
 import type { Credential, CoreContext } from '@trove/core';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
-import { basic, staticResolver } from '@trove/core/testing/resolver';
+import { basic, rememberingResolver, staticResolver } from '@trove/core/testing/resolver';
 import { debianFormat } from '../src/index.js';
 
 export const work = mkdtempSync(join(tmpdir(), 'trove-deb-test-'));
@@ -70,6 +70,7 @@ export interface DebServerOptions {
 /**
  * Repositories: `apt` (anonymous read), `private` (alice reads), `other`.
  * Passwords: `pub-apt`, `pub-private`, `pub-other` (publish sessions), `alice`, `bob` (no permission), `admin`.
+ * Resolutions are remembered as the auth module remembers them (repeated GETs take the lean read path).
  */
 export async function debServer(opts: DebServerOptions = {}): Promise<TestServer> {
   const env: Record<string, string> = { TR_DEB_DEBOUNCE: '50ms', ...(opts.env ?? {}) };
@@ -97,7 +98,7 @@ export async function debServer(opts: DebServerOptions = {}): Promise<TestServer
         bob: { type: 'user', via: 'password', user: bob },
         admin: { type: 'user', via: 'session', user: admin },
       });
-      return { credentials: { resolver } };
+      return { credentials: { resolver: rememberingResolver(ctx.generations, resolver) } };
     },
   });
 }

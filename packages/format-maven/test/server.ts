@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import type { CoreContext, Credential } from '@trove/core';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
-import { staticResolver, basic } from '@trove/core/testing/resolver';
+import { basic, rememberingResolver, staticResolver } from '@trove/core/testing/resolver';
 import { mavenFormat } from '../src/index.js';
 
 export { basic };
@@ -10,6 +10,8 @@ export { basic };
  * A real server with Maven repositories: `releases` (anonymous reads), `private` (alice reads),
  * `rel-only` (version policy release), `snap-only` (snapshot). Passwords: `pub-<repo>` is a CI
  * publish session for that repository, `alice` and `bob` are users with and without read on `private`.
+ * Resolutions are remembered as the auth module remembers them, so repeated GETs with the same
+ * password take the lean read path (answered from memory) as they do in production.
  */
 export async function mavenServer(env: Record<string, string> = {}): Promise<TestServer> {
   return startTestServer({
@@ -32,7 +34,7 @@ export async function mavenServer(env: Record<string, string> = {}): Promise<Tes
         alice: { type: 'user', via: 'password', user: alice },
         bob: { type: 'user', via: 'password', user: bob },
       });
-      return { credentials: { resolver } };
+      return { credentials: { resolver: rememberingResolver(ctx.generations, resolver) } };
     },
   });
 }

@@ -34,7 +34,8 @@ export interface AnswerCacheOptions {
 
 /**
  * The lean read path (issue 19, docs/decisions.md "Read-path caches"): a full 200 that
- * `serveAsset` sent for a small blob, with a route's consent (`ServeOptions.answerFromMemory`),
+ * `serveAsset` sent for a small blob, or `serveBytes` for bytes derived from one (a Maven
+ * checksum), with a route's consent (`ServeOptions.answerFromMemory`),
  * is kept with its headers already built; the same GET of the same URL by a caller the format
  * already let read it (anonymous on that repository, or the same cached credential) is then
  * answered from the Node request listener before Hono builds a Request, routes and runs its
@@ -100,7 +101,7 @@ export class AnswerCache {
       if (a) this.drop(p.url, a);
       // The format route's own security headers were set on the response by its middleware, not by
       // serveAsset: a replayed answer carries them too, or an HTML upload would render on its second GET.
-      a = { access: now.access, assets: now.assets, headers: { ...FORMAT_SECURITY_HEADERS, ...headers }, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), anonymous: false, readers: new WeakSet() };
+      a = { access: now.access, assets: now.assets, headers: { ...FORMAT_SECURITY_HEADERS, ...headers }, body: ownBytes(body), anonymous: false, readers: new WeakSet() };
       this.answers.set(p.url, a);
       this.bytes += a.body.length;
       this.evict();
@@ -132,8 +133,17 @@ export class AnswerCache {
 }
 
 /**
- * Called by `serveAsset` after it sent a full 200 from memory with the route's consent: keeps
- * it when the request came through an AnswerCache's `tryAnswer` (a no-op otherwise).
+ * The body as a Buffer without copying, unless it is a view of a larger allocation (a short
+ * `Buffer.from(string)` sits in Node's shared 8 KiB pool): kept as a view, a 40-byte checksum would
+ * hold the whole slab while `maxBytes` counted 40.
+ */
+function ownBytes(body: Uint8Array): Buffer {
+  return body.byteLength === body.buffer.byteLength ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : Buffer.from(body);
+}
+
+/**
+ * Called by `serveAsset` (a small blob) or `serveBytes` as it sends a full 200 from memory with the
+ * route's consent: keeps it when the request came through an AnswerCache's `tryAnswer` (a no-op otherwise).
  */
 export function recordAnswer(req: IncomingMessage | undefined, credential: Credential | undefined, headers: OutgoingHttpHeaders, body: Uint8Array): void {
   const p = req && pending.get(req);

@@ -127,13 +127,18 @@ function send(c: Context<TroveEnv>, p: Plan, bytes?: Uint8Array): Response {
 }
 
 /**
- * Answers GET or HEAD for bytes a format holds outside the blob store (generated index files),
- * under the same rules as `serveAsset`. `body` is called only when a body is sent, at once.
+ * Answers GET or HEAD for bytes a format holds outside the blob store (generated index files,
+ * checksums derived from a stored file), under the same rules as `serveAsset`. `body` is called
+ * only when a body is sent, at once. `answerFromMemory` means what it means for `serveAsset`, and
+ * fits only bytes computed from asset and repository rows (not a format's own tables).
  */
-export function serveBytes(c: Context<TroveEnv>, rep: Representation, body: () => Uint8Array): Response {
+export function serveBytes(c: Context<TroveEnv>, rep: Representation, body: () => Uint8Array, opts: Pick<ServeOptions, 'answerFromMemory'> = {}): Response {
   const p = plan(c, rep);
   if (p instanceof Response) return p;
-  return send(c, p, p.head ? undefined : body());
+  if (p.head) return send(c, p);
+  const bytes = body();
+  if (opts.answerFromMemory && p.status === 200 && c.env?.outgoing) recordAnswer(c.env.incoming, c.get('credential'), p.headers, bytes);
+  return send(c, p, bytes);
 }
 
 /**

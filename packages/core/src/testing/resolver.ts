@@ -1,4 +1,6 @@
+import { CredentialCache } from '../access/credential-cache.js';
 import type { Credential, CredentialResolver } from '../access/credential.js';
+import type { Generations } from '../cache/generations.js';
 import { unauthorized } from '../errors.js';
 
 /**
@@ -16,6 +18,23 @@ export function staticResolver(byPassword: Record<string, Credential | (() => Cr
       const c = byPassword[password];
       if (!c) throw unauthorized('invalid credentials', req.surface === 'format');
       return typeof c === 'function' ? c() : c;
+    },
+  };
+}
+
+/**
+ * `inner` behind core's CredentialCache on the format routes, as the auth module's resolver puts
+ * it, with `cached` for the lean read path: repeated GETs with the same password are then
+ * answered from memory in a format's tests as they are in production.
+ */
+export function rememberingResolver(generations: Generations, inner: CredentialResolver): CredentialResolver {
+  const cache = new CredentialCache(generations);
+  return {
+    cached: (authorization) => cache.lookup(authorization, { stale: false }).hit,
+    async resolve(req) {
+      if (!req.authorization || req.surface !== 'format') return inner.resolve(req);
+      const entry = cache.lookup(req.authorization);
+      return entry.hit ?? entry.remember(await inner.resolve(req));
     },
   };
 }
