@@ -22,10 +22,9 @@ export interface BlobReader {
   close(): void;
 }
 
-/** What a driver stores: a finished local file (the spool) or a stream of known or unknown size. */
 /**
- * What a put stores: a complete, fsynced file (a spool file), which a driver may move away
- * (it then calls `onMoved`, so its owner need not remove it), or a stream.
+ * What a driver stores: a finished, fsynced local file (the spool), which a driver may move away
+ * (it then calls `onMoved`, so its owner need not remove it), or a stream of known or unknown size.
  */
 export type BlobSource = { path: string; onMoved?: () => void } | { stream: Readable; size?: number };
 

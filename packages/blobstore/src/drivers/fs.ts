@@ -110,10 +110,8 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
 
     async put(key, source, putOpts) {
       const target = pathOf(key);
-      if ('path' in source) {
-        if (await moveSpooled(source.path, target, putOpts?.signal)) source.onMoved?.();
-      }
-      else await placeTemp(await writeTemp(source, putOpts?.signal), target);
+      if (!('path' in source)) await placeTemp(await writeTemp(source, putOpts?.signal), target);
+      else if (await moveSpooled(source.path, target, putOpts?.signal)) source.onMoved?.();
       await fsyncPath(dirname(target));
     },
 
