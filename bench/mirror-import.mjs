@@ -7,7 +7,8 @@
  * Trove (core 0) and the plain download (core 0, when Trove is idle) get the same core; the double
  * serves from core 1. Each Trove run syncs into a fresh source and target repository, so nothing is
  * skipped as unchanged; the time is the sync record's started_at to finished_at.
- * Knobs: BENCH_SMALL (10000), BENCH_LARGE (4), BENCH_LARGE_MB (64), BENCH_CONCURRENCY (4), BENCH_RUNS (3).
+ * Knobs: BENCH_SMALL (10000), BENCH_LARGE (4), BENCH_LARGE_MB (64), BENCH_CONCURRENCY (4), BENCH_RUNS (3),
+ * BENCH_SOURCE_DELAY_MS (0: the double answers at once; a Nexus on a LAN takes 5-30 ms per download).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,11 +24,12 @@ const LARGE = Number(process.env.BENCH_LARGE ?? 4);
 const LARGE_MB = Number(process.env.BENCH_LARGE_MB ?? 64);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const DELAY_MS = Number(process.env.BENCH_SOURCE_DELAY_MS ?? 0);
 
-header('mirror-import', `sync of ${SMALL} small and ${LARGE} x ${LARGE_MB} MiB files from the Nexus double vs a plain parallel download (concurrency ${C})`);
+header('mirror-import', `sync of ${SMALL} small and ${LARGE} x ${LARGE_MB} MiB files from the Nexus double${DELAY_MS ? ` (${DELAY_MS} ms before each body)` : ''} vs a plain parallel download (concurrency ${C})`);
 await ensureBuilt();
 
-const double = track(spawn('taskset', ['-c', '1', process.execPath, join(ROOT, 'bench/lib/nexus-double-server.mjs'), String(SMALL), String(LARGE), String(LARGE_MB)], { stdio: ['ignore', 'pipe', 'inherit'] }));
+const double = track(spawn('taskset', ['-c', '1', process.execPath, join(ROOT, 'bench/lib/nexus-double-server.mjs'), String(SMALL), String(LARGE), String(LARGE_MB), String(DELAY_MS)], { stdio: ['ignore', 'pipe', 'inherit'] }));
 const nexus = await new Promise((resolve, reject) => {
   let out = '';
   double.stdout.on('data', (d) => {
