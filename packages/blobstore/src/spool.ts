@@ -14,6 +14,11 @@ export interface SpooledFile {
   hashes: { sha256: string } & Partial<Record<HashAlgorithm, string>>;
   /** Removes the spool file if it is still there. Safe to call twice. */
   dispose(): Promise<void>;
+  /**
+   * Makes the file durable if it is not yet (`ReceiveOptions.durable: false`); a no-op otherwise.
+   * A blob driver that keeps the file itself calls it (BlobSource.sync) before the file gets its name.
+   */
+  sync(): Promise<void>;
   /** A blob driver moved the file away (BlobSource.onMoved): `dispose` then has nothing to remove. */
   movedAway(): void;
 }
@@ -38,6 +43,12 @@ export interface ReceiveOptions {
   maxBytes: number;
   /** Hashes computed in the same pass. sha256 is always computed; every extra one costs throughput (see BENCH.md). */
   algorithms?: HashAlgorithm[];
+  /**
+   * false: do not fsync at the end of the body; `SpooledFile.sync()` does it later. A mirror
+   * download then frees its slot at the source without waiting on the disk (its commit, which
+   * runs many at a time, pays the flush). Default true.
+   */
+  durable?: boolean;
   /** The announced Content-Length, when there is one: over the limit fails before a byte is read. */
   expectedSize?: number;
   signal?: AbortSignal;
@@ -70,6 +81,7 @@ class SpoolWriter extends Writable {
     private readonly fd: number,
     algorithms: HashAlgorithm[],
     private readonly limit: number,
+    private readonly durable: boolean,
   ) {
     super({ highWaterMark: BATCH });
     this.hashes = new Map(algorithms.map((a) => [a, createHash(a)]));
@@ -94,7 +106,7 @@ class SpoolWriter extends Writable {
   override _final(cb: (err?: Error | null) => void): void {
     void this.writing.then(async (err) => {
       if (!err && this.batchBytes > 0) err = await (this.writing = this.flush());
-      if (err) return cb(err);
+      if (err || !this.durable) return cb(err);
       // fsync before anyone may point at this content: an acknowledged upload must survive a crash.
       fsync(this.fd, (syncErr) => cb(syncErr));
     });
@@ -157,7 +169,8 @@ export class Spool {
     const algorithms = [...new Set<HashAlgorithm>(['sha256', ...(opts.algorithms ?? [])])];
     const path = join(this.dir, `${randomUUID()}.part`);
     const fd = await new Promise<number>((resolve, reject) => open(path, 'wx', (err, n) => (err ? reject(err) : resolve(n))));
-    const writer = new SpoolWriter(fd, algorithms, opts.maxBytes);
+    const durable = opts.durable ?? true;
+    const writer = new SpoolWriter(fd, algorithms, opts.maxBytes, durable);
     // A file a driver moved away costs no call at all: a failed unlink per file was a twentieth of a mirror import's CPU.
     let gone = false;
     const dispose = async () => {
@@ -180,8 +193,23 @@ export class Spool {
       throw err;
     }
     const hashes = writer.digests() as SpooledFile['hashes'];
-    return { path, size: writer.size, hashes, dispose, movedAway };
+    let synced = durable;
+    const sync = async () => {
+      if (synced) return;
+      await fsyncFile(path);
+      synced = true;
+    };
+    return { path, size: writer.size, hashes, dispose, movedAway, sync };
   }
+}
+
+function fsyncFile(path: string): Promise<void> {
+  return new Promise((resolve, reject) =>
+    open(path, 'r', (openErr, fd) => {
+      if (openErr) return reject(openErr);
+      fsync(fd, (syncErr) => close(fd, (closeErr) => (syncErr ?? closeErr ? reject(syncErr ?? closeErr) : resolve())));
+    }),
+  );
 }
 
 function isAbort(err: unknown): boolean {

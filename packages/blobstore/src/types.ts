@@ -23,10 +23,12 @@ export interface BlobReader {
 }
 
 /**
- * What a driver stores: a finished, fsynced local file (the spool), which a driver may move away
- * (it then calls `onMoved`, so its owner need not remove it), or a stream of known or unknown size.
+ * What a driver stores: a finished local file (the spool), or a stream of known or unknown size.
+ * A driver that keeps the file itself (fs: a rename) first calls `sync` when there is one (a spool
+ * file received with `durable: false`), and `onMoved` after it took the file, so its owner need not
+ * remove it. A driver that copies the bytes elsewhere needs neither.
  */
-export type BlobSource = { path: string; onMoved?: () => void } | { stream: Readable; size?: number };
+export type BlobSource = { path: string; sync?: () => Promise<void>; onMoved?: () => void } | { stream: Readable; size?: number };
 
 /**
  * One storage backend. A driver is one file implementing this interface

@@ -53,4 +53,25 @@ describe('fs driver', () => {
     await again.dispose(); // twice is harmless
     expect(readdirSync(join(dir, 'spool'))).toEqual([]);
   });
+
+  it('flushes a spool file received without a flush before the file takes its blob name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trove-fs-'));
+    const spool = new Spool(join(dir, 'spool'));
+    await spool.init();
+    const store = new BlobStore(fsDriver({ root: join(dir, 'blobs') }));
+    const file = await spool.receive(Readable.from([Buffer.from('later')]), { maxBytes: 100, durable: false });
+    const key = contentKey(file.hashes.sha256);
+    const calls: string[] = [];
+    await store.putIfAbsent(key, {
+      path: file.path,
+      sync: async () => {
+        calls.push(existsSync(join(dir, 'blobs', key)) ? 'sync after the rename' : 'sync');
+        await file.sync();
+      },
+      onMoved: () => (calls.push('moved'), file.movedAway()),
+    });
+    expect(calls).toEqual(['sync', 'moved']);
+    expect(readFileSync(join(dir, 'blobs', key), 'utf8')).toBe('later');
+    await file.dispose();
+  });
 });

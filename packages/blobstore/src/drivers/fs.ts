@@ -16,7 +16,7 @@ const TMP = '.tmp';
 /**
  * Blobs as plain files under `root`. Every put follows the same steps so a crash can never
  * leave a partial file under a real key:
- *  1. a spool file (the common case, fsynced by the spool) is renamed straight onto the key's
+ *  1. a spool file (the common case, fsynced by the spool or through `source.sync`) is renamed straight onto the key's
  *     path: it was never visible, so it needs no second name; a stream (or a spool on another
  *     filesystem) is first written to `root/.tmp/<random>` and fsynced there;
  *  2. the rename onto the key's path is atomic within one filesystem;
@@ -84,9 +84,10 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
     }
   }
 
-  /** A spool file (already fsynced) becomes the blob itself, or a copy across filesystems; true when it was moved. */
-  async function moveSpooled(path: string, target: string, signal?: AbortSignal): Promise<boolean> {
+  /** A spool file (made durable first) becomes the blob itself, or a copy across filesystems; true when it was moved. */
+  async function moveSpooled(path: string, target: string, sync: (() => Promise<void>) | undefined, signal?: AbortSignal): Promise<boolean> {
     try {
+      await sync?.();
       await renameInto(path, target);
       return true;
     } catch (err) {
@@ -111,7 +112,7 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
     async put(key, source, putOpts) {
       const target = pathOf(key);
       if (!('path' in source)) await placeTemp(await writeTemp(source, putOpts?.signal), target);
-      else if (await moveSpooled(source.path, target, putOpts?.signal)) source.onMoved?.();
+      else if (await moveSpooled(source.path, target, source.sync, putOpts?.signal)) source.onMoved?.();
       await fsyncPath(dirname(target));
     },
 

@@ -83,7 +83,7 @@ export class AssetService {
       // Pinned from the blob write to the commit: garbage collection never takes a blob in between.
       const release = this.blobs.pin(key);
       try {
-        await this.blobs.putIfAbsent(key, { path: file.path, onMoved: () => file.movedAway() });
+        await this.blobs.putIfAbsent(key, { path: file.path, sync: () => file.sync(), onMoved: () => file.movedAway() });
         return this.write(input, key);
       } finally {
         release();

@@ -206,7 +206,8 @@ export class NexusClient {
         { objectMode: false },
       );
       try {
-        return await spool.receive(source, { maxBytes: opts.maxBytes, algorithms, ...(asset.fileSize !== null ? { expectedSize: asset.fileSize } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+        // Not flushed here: the slot at the source is free once the bytes are in; the commit flushes (many at a time).
+        return await spool.receive(source, { maxBytes: opts.maxBytes, algorithms, durable: false, ...(asset.fileSize !== null ? { expectedSize: asset.fileSize } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
       } catch (err) {
         if (opts.signal?.aborted) throw err;
         if (watch.fired) throw new NexusError('timeout', `download stalled for ${this.timeoutMs} ms`);
