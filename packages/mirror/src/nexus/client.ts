@@ -79,6 +79,9 @@ const assetSchema = z.object({
 });
 const pageSchema = z.object({ items: z.array(z.unknown()).max(10_000), continuationToken: z.string().max(4096).nullish() });
 
+/** Downloads up to this size leave their fsync to the commit (see `download`). */
+const DEFER_FLUSH_UP_TO = 1024 * 1024;
+
 /** A listing answer larger than this is not Nexus talking. */
 const MAX_JSON = 32 * 1024 * 1024;
 
@@ -206,8 +209,11 @@ export class NexusClient {
         { objectMode: false },
       );
       try {
-        // Not flushed here: the slot at the source is free once the bytes are in; the commit flushes (many at a time).
-        return await spool.receive(source, { maxBytes: opts.maxBytes, algorithms, durable: false, ...(asset.fileSize !== null ? { expectedSize: asset.fileSize } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+        // A small file is not flushed here: its slot at the source is free once the bytes are in, and the commit
+        // flushes it (many at a time). A large one is, while the other slots download: its flush is long and the
+        // dirty pages it holds meanwhile are many.
+        const durable = asset.fileSize === null || asset.fileSize > DEFER_FLUSH_UP_TO;
+        return await spool.receive(source, { maxBytes: opts.maxBytes, algorithms, durable, ...(asset.fileSize !== null ? { expectedSize: asset.fileSize } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
       } catch (err) {
         if (opts.signal?.aborted) throw err;
         if (watch.fired) throw new NexusError('timeout', `download stalled for ${this.timeoutMs} ms`);
