@@ -40,7 +40,12 @@ export async function readControlFile(path: string, size: number): Promise<strin
 
   // Loaded with the first upload, not at start.
   const { extract } = await import('tar-stream');
+  // Every await comes before the file stream exists: a stream opened and then left unconsumed (an
+  // unsupported compression refused here) fails its open once the caller has removed the spool file,
+  // and an error on a stream nobody listens to would end the process.
+  const decompressor = await decompressorFor(suffix);
   const source = createReadStream(path, { start: member.offset, end: member.offset + member.size - 1 });
+  source.on('error', () => {}); // pipeline() reports its errors; this one only silences an open failing after a destroy
   const tar = extract();
   // pipeline() destroys every stage with the first error; streamx re-emits it, after pipeline stopped listening.
   tar.on('error', () => {});
@@ -68,7 +73,7 @@ export async function readControlFile(path: string, size: number): Promise<strin
     stream.resume();
   });
   try {
-    await pipeline(source, (await decompressorFor(suffix)) as any, new ByteLimit(CONTROL_LIMITS.tar, 'decompressed control member'), tar);
+    await pipeline(source, decompressor as any, new ByteLimit(CONTROL_LIMITS.tar, 'decompressed control member'), tar);
   } catch (err) {
     if (err instanceof ArchiveError) throw err;
     throw new ArchiveError(`unreadable control member ${member.name}: ${(err as Error).message}`);
