@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestServer } from '@trove/core/testing/server';
 import { parseMetadata } from '../src/metadata.js';
+import { snapshotMetadata } from './metadata-fixtures.js';
 import { basic, client, mavenServer, rawRequest } from './server.js';
 
 let s: TestServer;
@@ -315,27 +316,15 @@ describe('maven format: maven-metadata.xml', () => {
   it('resolves a -SNAPSHOT file name to the newest timestamped build through the version metadata', async () => {
     const { put, get } = await setup();
     const dir = `releases/${A}/3.0-SNAPSHOT`;
-    const snapshotMeta = (stamp: string, build: number) => `<?xml version="1.0" encoding="UTF-8"?>
-<metadata modelVersion="1.1.0">
-  <groupId>org.acme</groupId><artifactId>widget</artifactId><version>3.0-SNAPSHOT</version>
-  <versioning>
-    <snapshot><timestamp>${stamp}</timestamp><buildNumber>${build}</buildNumber></snapshot>
-    <lastUpdated>${stamp.replace('.', '')}</lastUpdated>
-    <snapshotVersions>
-      <snapshotVersion><extension>jar</extension><value>3.0-${stamp}-${build}</value><updated>${stamp.replace('.', '')}</updated></snapshotVersion>
-      <snapshotVersion><extension>pom</extension><value>3.0-${stamp}-${build}</value><updated>${stamp.replace('.', '')}</updated></snapshotVersion>
-    </snapshotVersions>
-  </versioning>
-</metadata>`;
     await put(`${dir}/widget-3.0-20250101.120000-1.jar`, 'build one');
-    expect((await put(`${dir}/maven-metadata.xml`, snapshotMeta('20250101.120000', 1))).status).toBe(201);
+    expect((await put(`${dir}/maven-metadata.xml`, snapshotMetadata('20250101.120000', 1))).status).toBe(201);
     await put(`${dir}/widget-3.0-20250102.120000-2.jar`, 'build two');
-    expect((await put(`${dir}/maven-metadata.xml`, snapshotMeta('20250102.120000', 2))).status).toBe(200);
+    expect((await put(`${dir}/maven-metadata.xml`, snapshotMetadata('20250102.120000', 2))).status).toBe(200);
     expect(await (await get(`${dir}/widget-3.0-SNAPSHOT.jar`)).text()).toBe('build two');
     expect(await (await get(`${dir}/widget-3.0-SNAPSHOT.jar.sha1`)).text()).toBe(hex('sha1', 'build two'));
     expect(await (await get(`${dir}/widget-3.0-20250101.120000-1.jar`)).text()).toBe('build one');
     // A late, older document cannot move the snapshot pointer back.
-    await put(`${dir}/maven-metadata.xml`, snapshotMeta('20250101.120000', 1));
+    await put(`${dir}/maven-metadata.xml`, snapshotMetadata('20250101.120000', 1));
     expect(await (await get(`${dir}/widget-3.0-SNAPSHOT.jar`)).text()).toBe('build two');
   });
 });

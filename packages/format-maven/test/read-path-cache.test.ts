@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TestServer } from '@trove/core/testing/server';
+import { snapshotMetadata } from './metadata-fixtures.js';
 import { client, mavenServer } from './server.js';
 
 /**
@@ -47,17 +48,6 @@ const metadata = (versions: string[]) => `<?xml version="1.0" encoding="UTF-8"?>
 </metadata>
 `;
 
-const snapshotMetadata = (stamp: string, build: number) => `<?xml version="1.0" encoding="UTF-8"?>
-<metadata modelVersion="1.1.0">
-  <groupId>org.acme</groupId><artifactId>widget</artifactId><version>3.0-SNAPSHOT</version>
-  <versioning>
-    <snapshot><timestamp>${stamp}</timestamp><buildNumber>${build}</buildNumber></snapshot>
-    <lastUpdated>${stamp.replace('.', '')}</lastUpdated>
-    <snapshotVersions>
-      <snapshotVersion><extension>jar</extension><value>3.0-${stamp}-${build}</value><updated>${stamp.replace('.', '')}</updated></snapshotVersion>
-    </snapshotVersions>
-  </versioning>
-</metadata>`;
 
 describe('maven read path from memory: a change applies on the very next GET', () => {
   it('a replaced maven-metadata.xml, and its .sha1 side file', async () => {
