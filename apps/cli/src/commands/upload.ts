@@ -43,11 +43,27 @@ function put(target: URL, file: string, size: number, token: string, contentType
         'content-length': String(size),
         accept: 'application/json',
         'user-agent': 'trove-cli',
+        // The server refuses (413, 401, 403, 409 for an immutable path) before the body when it can; without
+        // this, its answer raced the body: the client often got EPIPE first and reported "cannot reach".
+        expect: '100-continue',
       },
     });
+    let started = false;
+    const start = () => {
+      if (started || answered) return;
+      started = true;
+      clearTimeout(noContinue);
+      stream.on('data', (c) => bar.advance(c.length));
+      stream.pipe(req);
+    };
+    req.on('continue', start);
+    // A server or proxy that ignores Expect gets the body after a second anyway, as curl does.
+    const noContinue = setTimeout(start, 1000);
     req.on('response', (res: IncomingMessage) => {
       answered = true;
+      clearTimeout(noContinue);
       stream.destroy();
+      if (!started) res.on('end', () => req.destroy()); // answered before the body: nothing more to send
       bar.finish();
       const chunks: Buffer[] = [];
       let kept = 0;
@@ -70,17 +86,17 @@ function put(target: URL, file: string, size: number, token: string, contentType
     req.on('error', (e) => {
       // A server that answered early (413) may close before the body is sent: the answer counts.
       if (answered) return;
+      clearTimeout(noContinue);
       stream.destroy();
       bar.finish();
       reject(new CliError(networkMessage(target.origin, e)));
     });
-    stream.on('data', (c) => bar.advance(c.length));
     stream.on('error', (e) => {
+      clearTimeout(noContinue);
       req.destroy();
       bar.finish();
       reject(new CliError(`cannot read ${file}: ${e.message}`));
     });
-    stream.pipe(req);
   });
 }
 
