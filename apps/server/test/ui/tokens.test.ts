@@ -46,6 +46,8 @@ describe('read tokens in the browser', () => {
     await page.getByRole('button', { name: 'Load more tokens' }).waitFor();
     await expect(rows.count()).resolves.toBe(50);
     await page.getByRole('button', { name: 'Load more tokens' }).click();
+    // The button also goes away while the next page loads: wait for that page's rows, then for the list's end.
+    await rows.nth(54).waitFor();
     await page.getByRole('button', { name: 'Load more tokens' }).waitFor({ state: 'detached' });
     await expect(rows.count()).resolves.toBe(55);
     const names = await rows.locator('td:first-child').allTextContents();
