@@ -43,6 +43,11 @@ export interface BlobDriver {
   /** A stream of the object (or of `range`), or null when it does not exist. */
   get(key: string, opts?: { range?: ByteRange; signal?: AbortSignal }): Promise<Readable | null>;
   head(key: string): Promise<BlobStat | null>;
+  /**
+   * Optional capability (fs): storing a local file under a key that already exists costs about
+   * what asking for the key does (a rename), so `putIfAbsent` puts without asking first.
+   */
+  readonly putsFilesWithoutHead?: boolean;
   /** Optional capability (fs): positional reads instead of a stream; null when the object does not exist. */
   openReader?(key: string): Promise<BlobReader | null>;
   /** Deleting a missing key is not an error. */

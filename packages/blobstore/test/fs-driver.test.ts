@@ -44,13 +44,20 @@ describe('fs driver', () => {
     expect(readdirSync(join(dir, 'spool'))).toEqual([]);
     expect(existsSync(join(dir, 'blobs', '.tmp'))).toBe(false); // no second name on the way
 
-    // The same bytes again: the blob is there, the spool file stays with its owner, and dispose removes it.
+    // The same bytes again: asking whether the key exists would cost what the rename does, so the twin
+    // simply takes the key's place, and the spool is left empty either way.
     const again = await spool.receive(Readable.from([Buffer.from('hello blob')]), { maxBytes: 100 });
-    await store.putIfAbsent(key, { path: again.path, onMoved: () => moved++ });
-    expect(moved).toBe(1);
-    expect(readdirSync(join(dir, 'spool'))).toHaveLength(1);
+    await store.putIfAbsent(key, { path: again.path, onMoved: () => (moved++, again.movedAway()) });
+    expect(moved).toBe(2);
+    expect(readFileSync(join(dir, 'blobs', key), 'utf8')).toBe('hello blob');
+    expect(readdirSync(join(dir, 'spool'))).toEqual([]);
     await again.dispose();
     await again.dispose(); // twice is harmless
+
+    // A file the driver did not take (a stream put elsewhere, a refused key) stays with its owner until dispose.
+    const kept = await spool.receive(Readable.from([Buffer.from('kept')]), { maxBytes: 100 });
+    expect(readdirSync(join(dir, 'spool'))).toHaveLength(1);
+    await kept.dispose();
     expect(readdirSync(join(dir, 'spool'))).toEqual([]);
   });
 

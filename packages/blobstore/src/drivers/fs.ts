@@ -108,6 +108,7 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
 
   return {
     name: 'fs',
+    putsFilesWithoutHead: true,
 
     async put(key, source, putOpts) {
       const target = pathOf(key);
