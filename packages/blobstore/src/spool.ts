@@ -166,41 +166,100 @@ export class Spool {
       body.resume(); // drain nothing into memory; the caller answers 413 and closes
       throw new UploadTooLargeError(opts.maxBytes);
     }
-    const algorithms = [...new Set<HashAlgorithm>(['sha256', ...(opts.algorithms ?? [])])];
-    const path = join(this.dir, `${randomUUID()}.part`);
-    const fd = await new Promise<number>((resolve, reject) => open(path, 'wx', (err, n) => (err ? reject(err) : resolve(n))));
+    const path = this.newPath();
+    const fd = await openExclusive(path);
     const durable = opts.durable ?? true;
-    const writer = new SpoolWriter(fd, algorithms, opts.maxBytes, durable);
-    // A file a driver moved away costs no call at all: a failed unlink per file was a twentieth of a mirror import's CPU.
-    let gone = false;
-    const dispose = async () => {
-      if (gone) return;
-      await unlink(path).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') throw err;
-      });
-      gone = true;
-    };
-    const movedAway = () => {
-      gone = true;
-    };
+    const writer = new SpoolWriter(fd, algorithmsOf(opts), opts.maxBytes, durable);
+    const file = spooledFile(path, durable);
     try {
       await pipeline(body, writer, { signal: opts.signal });
       if (opts.expectedSize !== undefined && writer.size !== opts.expectedSize) throw new UploadIncompleteError();
     } catch (err) {
-      await dispose();
+      await file.dispose();
       if (err instanceof UploadTooLargeError || err instanceof UploadIncompleteError) throw err;
       if (isAbort(err)) throw new UploadIncompleteError('upload aborted by the client');
       throw err;
     }
-    const hashes = writer.digests() as SpooledFile['hashes'];
-    let synced = durable;
-    const sync = async () => {
-      if (synced) return;
-      await fsyncFile(path);
-      synced = true;
-    };
-    return { path, size: writer.size, hashes, dispose, movedAway, sync };
+    return file.complete(writer.size, writer.digests() as SpooledFile['hashes']);
   }
+
+  /**
+   * Bytes already in memory (a small download, a file the server writes itself) into the spool:
+   * hashed, written with one call and no stream in between. Same guarantees as `receive`. With
+   * `durable: false` the file stays open until `sync()` or `dispose()`, so the flush costs no
+   * second open.
+   */
+  async receiveBytes(chunks: readonly Uint8Array[], opts: Omit<ReceiveOptions, 'expectedSize' | 'signal'>): Promise<SpooledFile> {
+    const size = chunks.reduce((n, c) => n + c.byteLength, 0);
+    if (size > opts.maxBytes) throw new UploadTooLargeError(opts.maxBytes);
+    const hashes = new Map(algorithmsOf(opts).map((a) => [a, createHash(a)]));
+    for (const h of hashes.values()) for (const c of chunks) h.update(c);
+    const path = this.newPath();
+    const fd = await openExclusive(path);
+    const durable = opts.durable ?? true;
+    const file = spooledFile(path, durable, durable ? undefined : fd);
+    try {
+      await writeAll(fd, chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)), 0);
+      if (durable) await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
+    } catch (err) {
+      if (durable) await closeFd(fd);
+      await file.dispose();
+      throw err;
+    }
+    if (durable) await closeFd(fd);
+    return file.complete(size, Object.fromEntries([...hashes].map(([a, h]) => [a, h.digest('hex')])) as SpooledFile['hashes']);
+  }
+
+  private newPath(): string {
+    return join(this.dir, `${randomUUID()}.part`);
+  }
+}
+
+const algorithmsOf = (opts: Pick<ReceiveOptions, 'algorithms'>): HashAlgorithm[] => [...new Set<HashAlgorithm>(['sha256', ...(opts.algorithms ?? [])])];
+
+const openExclusive = (path: string) => new Promise<number>((resolve, reject) => open(path, 'wx', (err, n) => (err ? reject(err) : resolve(n))));
+const closeFd = (fd: number) => new Promise<void>((resolve, reject) => close(fd, (err) => (err ? reject(err) : resolve())));
+
+/**
+ * The spool file's lifecycle. `openFd` is a file left open for its later flush (receiveBytes,
+ * not durable): `sync` flushes and closes it, `dispose` closes it before the unlink.
+ */
+function spooledFile(path: string, durable: boolean, openFd?: number) {
+  let fd = openFd;
+  // A file a driver moved away costs no call at all: a failed unlink per file was a twentieth of a mirror import's CPU.
+  let gone = false;
+  let synced = durable;
+  const release = async () => {
+    if (fd === undefined) return;
+    const n = fd;
+    fd = undefined;
+    await closeFd(n);
+  };
+  const dispose = async () => {
+    if (gone) return;
+    await release();
+    await unlink(path).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    gone = true;
+  };
+  const movedAway = () => {
+    gone = true;
+    void release().catch(() => {}); // a failed close of a file already flushed and renamed changes nothing
+  };
+  const sync = async () => {
+    if (synced) return;
+    if (fd !== undefined) {
+      const n = fd;
+      await new Promise<void>((resolve, reject) => fsync(n, (err) => (err ? reject(err) : resolve())));
+      await release();
+    } else await fsyncFile(path);
+    synced = true;
+  };
+  return {
+    dispose,
+    complete: (size: number, hashes: SpooledFile['hashes']): SpooledFile => ({ path, size, hashes, dispose, movedAway, sync }),
+  };
 }
 
 function fsyncFile(path: string): Promise<void> {
