@@ -24,6 +24,8 @@ type Writer = Pick<TroveDb, 'update'>;
  */
 export class Generations {
   private readonly readStmt;
+  /** Prepared once per counter: every asset write bumps one. */
+  private readonly bumpStmt;
   private seen: GenerationValues | null = null;
   private seenAt = 0;
   private readonly forget = () => {
@@ -32,6 +34,13 @@ export class Generations {
 
   constructor(private readonly db: TroveDb) {
     this.readStmt = db.select({ access: generations.access, assets: generations.assets }).from(generations).where(eq(generations.id, 1)).prepare();
+    const bumpOf = (name: GenerationName) =>
+      db
+        .update(generations)
+        .set({ [name]: sql`${generations[name]} + 1` })
+        .where(eq(generations.id, 1))
+        .prepare();
+    this.bumpStmt = { access: bumpOf('access'), assets: bumpOf('assets') };
   }
 
   /** The counters as they are now (the row is created by core's migration 0002). */
@@ -45,13 +54,13 @@ export class Generations {
     return row;
   }
 
-  /** Moves `name` on; pass the transaction the change is written in, so both commit together. */
-  bump(name: GenerationName, tx: Writer = this.db): void {
-    const column = generations[name];
-    tx.update(generations)
-      .set({ [name]: sql`${column} + 1` })
-      .where(eq(generations.id, 1))
-      .run();
+  /**
+   * Moves `name` on, inside the transaction the change is written in, so both commit together.
+   * The statement is prepared on the database's one connection, which is the transaction's too:
+   * `_tx` only says, at the call site, which transaction that is.
+   */
+  bump(name: GenerationName, _tx?: Writer): void {
+    this.bumpStmt[name].run();
     this.seen = null;
   }
 }

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { readFile } from 'node:fs/promises';
 import { importAsset, isTroveError, removeImported, type CoreContext, type RepoRow } from '@trove/core';
 import type { SpooledFile } from '@trove/blobstore';
@@ -66,6 +66,12 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   const commits = new Set<Promise<void>>();
   const maxBytes = ctx.settings.int('max_upload_bytes');
   const commitLimit = Math.max(16, input.concurrency * 4);
+  // Prepared once per run: this upsert follows every imported file.
+  const recordItem = db
+    .insert(mirrorItems)
+    .values({ sourceId, sourceRepo, path: sql.placeholder('path'), sha1: sql.placeholder('sha1'), targetPath: sql.placeholder('targetPath') })
+    .onConflictDoUpdate({ target: [mirrorItems.sourceId, mirrorItems.sourceRepo, mirrorItems.path], set: { sha1: sql.raw(`excluded.${mirrorItems.sha1.name}`), targetPath: sql.raw(`excluded.${mirrorItems.targetPath.name}`) } })
+    .prepare();
 
   const flush = () => {
     db.update(mirrorSyncRepos).set(counters).where(and(eq(mirrorSyncRepos.syncId, syncId), eq(mirrorSyncRepos.sourceRepo, sourceRepo))).run();
@@ -95,10 +101,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       const targetPath = result.status === 'skipped' ? '' : result.path;
       const before = known.get(path);
       if (before?.targetPath && before.targetPath !== targetPath) await removeImported(ctx, { repo: target, path: before.targetPath });
-      db.insert(mirrorItems)
-        .values({ sourceId, sourceRepo, path, sha1: asset.checksum.sha1!, targetPath })
-        .onConflictDoUpdate({ target: [mirrorItems.sourceId, mirrorItems.sourceRepo, mirrorItems.path], set: { sha1: asset.checksum.sha1!, targetPath } })
-        .run();
+      recordItem.run({ path, sha1: asset.checksum.sha1!, targetPath });
       counters.fetched++;
       counters.bytes += size;
     } catch (err) {
