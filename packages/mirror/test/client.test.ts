@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +73,18 @@ describe('NexusClient', () => {
     await file.dispose();
     await expect(c.download('r', evil!, spool, { maxBytes: 1000 })).rejects.toBeInstanceOf(NexusError);
     expect(nexus.stats.foreignHits).toBe(0);
+  });
+
+  it('refuses a download that is not the size the source listed, small (held in memory) or large (streamed)', async () => {
+    const big = Buffer.alloc(200 * 1024, 7); // past the in-memory limit: the streaming path
+    nexus.addRepo('r', 'raw').put('r', 'short', 'twelve bytes').put('r', 'long', 'twelve bytes').put('r', 'big-short', big).put('r', 'big-long', big);
+    for (const [path, delta] of [['short', -1], ['long', 1], ['big-short', -1], ['big-long', 1]] as const) nexus.knobs.wrongSizeDownloads.set(`r/${path}`, delta);
+    const c = new NexusClient({ baseUrl: nexus.url, username: 'admin', password: 'admin123' }, { backoffMs: 5, retries: 1 });
+    for (const asset of await list(c, 'r')) {
+      await expect(c.download('r', asset, spool, { maxBytes: 1 << 20 }), asset.path).rejects.toMatchObject({ kind: 'unreachable' });
+      expect(nexus.downloads('r', asset.path), asset.path).toBe(2); // retried once: a blob may change under a listing
+    }
+    expect(readdirSync(spool.dir)).toEqual([]);
   });
 
   it('gives up on a body that stalls longer than the timeout', async () => {

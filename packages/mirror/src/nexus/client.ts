@@ -82,6 +82,9 @@ const pageSchema = z.object({ items: z.array(z.unknown()).max(10_000), continuat
 /** Downloads up to this size leave their fsync to the commit (see `download`). */
 const DEFER_FLUSH_UP_TO = 1024 * 1024;
 
+/** Downloads up to this declared size are read into memory and spooled in one write (see `download`). */
+const IN_MEMORY_UP_TO = 64 * 1024;
+
 /** A listing answer larger than this is not Nexus talking. */
 const MAX_JSON = 32 * 1024 * 1024;
 
@@ -191,34 +194,42 @@ export class NexusClient {
     // md5 always: Nexus declares it for every blob, and Debian's index and Maven's .md5 need it.
     const algorithms: HashAlgorithm[] = ['sha1', 'md5'];
     if (asset.checksum.sha512) algorithms.push('sha512');
+    // A small file is not flushed here: its slot at the source is free once the bytes are in, and the commit
+    // flushes it (many at a time). A large one is, while the other slots download: its flush is long and the
+    // dirty pages it holds meanwhile are many.
+    const durable = asset.fileSize === null || asset.fileSize > DEFER_FLUSH_UP_TO;
     return this.withRetries(async () => {
       const { res, watch } = await this.fetchOnce(url, opts.signal);
       if (!res.body) throw new NexusError('invalid', 'empty download body');
       const body = res.body;
-      const source = Readable.from(
-        (async function* () {
-          try {
-            for await (const chunk of body) {
-              watch.arm();
-              yield chunk as Uint8Array;
-            }
-          } finally {
-            watch.stop();
-          }
-        })(),
-        { objectMode: false },
-      );
       try {
-        // A small file is not flushed here: its slot at the source is free once the bytes are in, and the commit
-        // flushes it (many at a time). A large one is, while the other slots download: its flush is long and the
-        // dirty pages it holds meanwhile are many.
-        const durable = asset.fileSize === null || asset.fileSize > DEFER_FLUSH_UP_TO;
+        if (asset.fileSize !== null && asset.fileSize <= IN_MEMORY_UP_TO) {
+          // Most of a Maven or apt repository: held whole (at most IN_MEMORY_UP_TO per download slot) and
+          // written with one call, without a stream pipeline per file.
+          const chunks = await readExactly(body, asset.fileSize, watch);
+          return await spool.receiveBytes(chunks, { maxBytes: opts.maxBytes, algorithms, durable });
+        }
+        const source = Readable.from(
+          (async function* () {
+            try {
+              for await (const chunk of body) {
+                watch.arm();
+                yield chunk as Uint8Array;
+              }
+            } finally {
+              watch.stop();
+            }
+          })(),
+          { objectMode: false },
+        );
         return await spool.receive(source, { maxBytes: opts.maxBytes, algorithms, durable, ...(asset.fileSize !== null ? { expectedSize: asset.fileSize } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
       } catch (err) {
         if (opts.signal?.aborted) throw err;
         if (watch.fired) throw new NexusError('timeout', `download stalled for ${this.timeoutMs} ms`);
         if ((err as Error).name === 'UploadIncompleteError') throw new NexusError('unreachable', 'the download ended early or did not have the size the source declared');
         throw err;
+      } finally {
+        watch.stop();
       }
     }, opts.signal);
   }
@@ -321,6 +332,23 @@ class Watchdog {
   stop(): void {
     clearTimeout(this.timer);
   }
+}
+
+/**
+ * The body of a download whose size the source declared, as chunks: a body longer or shorter
+ * than declared is an incomplete download (retried), never a file of another size.
+ */
+async function readExactly(body: ReadableStream<Uint8Array>, size: number, watch: Watchdog): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  let got = 0;
+  for await (const chunk of body) {
+    watch.arm();
+    got += chunk.byteLength;
+    if (got > size) break; // leaving the loop cancels the rest of the body
+    chunks.push(chunk);
+  }
+  if (got !== size) throw new NexusError('unreachable', 'the download ended early or did not have the size the source declared');
+  return chunks;
 }
 
 async function readCapped(res: Response, limit: number, watch: Watchdog): Promise<string> {

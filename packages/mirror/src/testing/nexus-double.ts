@@ -65,6 +65,11 @@ export interface NexusKnobs {
   lyingChecksums: Set<string>;
   /** `repo/path` entries whose `downloadUrl` points at another port (the decoy listener). */
   foreignDownloadUrls: Set<string>;
+  /**
+   * `repo/path` entries whose download is not the size the listing declares: the number of bytes
+   * added (negative: left out), with a matching Content-Length, as a blob changed under the listing.
+   */
+  wrongSizeDownloads: Map<string, number>;
 }
 
 export interface NexusStats {
@@ -105,6 +110,7 @@ export class NexusDouble {
     downloadDelayMs: 0,
     lyingChecksums: new Set(),
     foreignDownloadUrls: new Set(),
+    wrongSizeDownloads: new Map(),
   };
   readonly stats: NexusStats = { downloads: new Map(), listingRequests: 0, foreignHits: 0 };
   private readonly repos = new Map<string, DoubleRepo>();
@@ -314,7 +320,9 @@ export class NexusDouble {
     const { asset } = found;
     const key = `${found.repo.name}/${asset.path}`;
     if (req.method === 'GET') this.stats.downloads.set(key, (this.stats.downloads.get(key) ?? 0) + 1);
-    res.writeHead(200, { 'Content-Type': asset.contentType, 'Content-Length': asset.content.length, 'Last-Modified': new Date(asset.lastModified).toUTCString() });
+    const delta = this.knobs.wrongSizeDownloads.get(key) ?? 0;
+    const body = delta < 0 ? asset.content.subarray(0, asset.content.length + delta) : Buffer.concat([asset.content, Buffer.alloc(delta, 0x2a)]);
+    res.writeHead(200, { 'Content-Type': asset.contentType, 'Content-Length': body.length, 'Last-Modified': new Date(asset.lastModified).toUTCString() });
     if (req.method === 'HEAD') return void res.end();
     if (this.knobs.downloadDelayMs > 0) {
       // Headers first, then a pause: a slow body, which is what a loaded Nexus looks like.
@@ -322,6 +330,6 @@ export class NexusDouble {
       await new Promise((r) => setTimeout(r, this.knobs.downloadDelayMs));
       if (res.destroyed) return;
     }
-    res.end(asset.content);
+    res.end(body);
   }
 }
