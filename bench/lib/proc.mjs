@@ -18,6 +18,21 @@ export function cpuSeconds(pid) {
 }
 
 /**
+ * Waits until a process has been idle (under `share` of one core) for one `windowMs`, at most
+ * `maxMs`: a fresh server does one-time work in the background (the Debian signing key, RSA
+ * 4096, takes a second or more of CPU) that is not part of what a benchmark measures. Returns
+ * the milliseconds waited.
+ */
+export async function settled(pid, { windowMs = 250, share = 0.05, maxMs = 30_000 } = {}) {
+  const started = performance.now();
+  for (;;) {
+    const before = cpuSeconds(pid);
+    await sleep(windowMs);
+    if ((cpuSeconds(pid) - before) * 1000 <= windowMs * share || performance.now() - started > maxMs) return performance.now() - started;
+  }
+}
+
+/**
  * Resets VmHWM to the current RSS (writing 5 to /proc/<pid>/clear_refs), so the next
  * peak belongs to the run being measured, not to start-up (scrypt for the bootstrap
  * admin alone peaks far above idle). Returns false where the kernel refuses it.
