@@ -325,12 +325,14 @@ class Watchdog {
   get fired(): boolean {
     return this.ctl.signal.aborted;
   }
+  /** Restarts the wait; called per chunk, so it moves the one timer rather than making a new one. */
   arm(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.ctl.abort(), this.ms);
+    if (this.timer) this.timer.refresh();
+    else this.timer = setTimeout(() => this.ctl.abort(), this.ms);
   }
   stop(): void {
     clearTimeout(this.timer);
+    this.timer = undefined;
   }
 }
 
