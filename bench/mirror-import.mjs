@@ -3,7 +3,8 @@
  * Mirror import (issue 15): a sync of 10,000 small files (1-4 KiB) and of a few large ones
  * (default 4 x 64 MiB) from the Nexus double into the built server, files/s and MB/s, side by
  * side with a plain parallel download of the same files at the same concurrency in the same run
- * (fetch + pipeline into files: no hashing, no fsync, no database). Goal: >= 0.8x the plain download.
+ * (node:http keep-alive, the client Trove's mirror uses, + pipeline into files: no hashing, no fsync,
+ * no database; also printed with fetch). Goal: >= 0.8x the plain download.
  * Trove (core 0) and the plain download (core 0, when Trove is idle) get the same core; the double
  * serves from core 1. Each Trove run syncs into a fresh source and target repository, so nothing is
  * skipped as unchanged; the time is the sync record's started_at to finished_at, begun once the
@@ -60,12 +61,12 @@ async function urlsOf(repo) {
   return urls;
 }
 
-async function plain(repo, urls, mode = '') {
+async function plain(repo, urls, client = 'http', mode = '') {
   const dir = mkdtempSync(join(tmpdir(), 'trove-bench-plain-'));
   const list = join(dir, 'urls.json');
   writeFileSync(list, JSON.stringify(urls));
   const out = mkdtempSync(join(dir, 'out-'));
-  const r = await run('taskset', ['-c', '0', process.execPath, join(ROOT, 'bench/lib/plain-download.mjs'), list, String(C), out, sourceAuth, mode]);
+  const r = await run('taskset', ['-c', '0', process.execPath, join(ROOT, 'bench/lib/plain-download.mjs'), list, String(C), out, sourceAuth, client, mode]);
   rmSync(dir, { recursive: true, force: true });
   if (r.code !== 0) throw new Error(`plain download failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
@@ -107,11 +108,13 @@ for (const repo of ['small', 'large'].filter((r) => (r === 'small' ? SMALL : LAR
   const urls = await urlsOf(repo);
   await plain(repo, urls); // warm-up: the double's and the page cache's first touches
   const ref = [];
+  const viaFetch = [];
   const durable = [];
   const mine = [];
   for (let i = 0; i < RUNS; i++) {
     ref.push(await plain(repo, urls));
-    durable.push(await plain(repo, urls, 'durable'));
+    viaFetch.push(await plain(repo, urls, 'fetch'));
+    durable.push(await plain(repo, urls, 'http', 'durable'));
     mine.push(await viaTrove(repo));
   }
   const fps = (xs) => spread(xs.map((x) => x.files / x.seconds));
@@ -119,16 +122,19 @@ for (const repo of ['small', 'large'].filter((r) => (r === 'small' ? SMALL : LAR
   const mid = (xs) => median(xs.map((x) => x.files / x.seconds));
   const r = mid(mine) / mid(ref);
   line(`${repo}: ${urls.length} files, ${(mine[0].bytes / 1e6).toFixed(1)} MB`);
-  line(`  plain download:           ${fmt(fps(ref), 0)} files/s, ${fmt(mbps(ref), 1)} MB/s`);
+  line(`  plain download:           ${fmt(fps(ref), 0)} files/s, ${fmt(mbps(ref), 1)} MB/s (node:http keep-alive, as Trove's client)`);
+  line(`  plain download, fetch:    ${fmt(fps(viaFetch), 0)} files/s, ${fmt(mbps(viaFetch), 1)} MB/s`);
   line(`  plain download + durable: ${fmt(fps(durable), 0)} files/s, ${fmt(mbps(durable), 1)} MB/s (fsync, rename, fsync dir per file)`);
   line(`  trove sync:               ${fmt(fps(mine), 0)} files/s, ${fmt(mbps(mine), 1)} MB/s`);
-  line(`  ratio (median files/s): ${fmtRatio(r)} of plain, ${fmtRatio(mid(mine) / mid(durable))} of plain + durable`);
+  line(`  ratio (median files/s): ${fmtRatio(r)} of plain, ${fmtRatio(mid(mine) / mid(viaFetch))} of plain with fetch, ${fmtRatio(mid(mine) / mid(durable))} of plain + durable`);
   rows.push({ name: `${repo}: trove files/s`, value: Math.round(mid(mine)) });
   rows.push({ name: `${repo}: trove MB/s`, value: Number(median(mine.map((x) => x.bytes / 1e6 / x.seconds)).toFixed(1)) });
   rows.push({ name: `${repo}: plain files/s`, value: Math.round(mid(ref)) });
   rows.push({ name: `${repo}: plain MB/s`, value: Number(median(ref.map((x) => x.bytes / 1e6 / x.seconds)).toFixed(1)) });
+  rows.push({ name: `${repo}: plain with fetch files/s`, value: Math.round(mid(viaFetch)) });
   rows.push({ name: `${repo}: plain + durable files/s`, value: Math.round(mid(durable)) });
   rows.push({ name: `${repo}: ratio`, value: fmtRatio(r), target: '>= 0.8x', verdict: verdict(r >= 0.8) });
+  rows.push({ name: `${repo}: ratio to plain with fetch`, value: fmtRatio(mid(mine) / mid(viaFetch)) });
   rows.push({ name: `${repo}: ratio to plain + durable`, value: fmtRatio(mid(mine) / mid(durable)) });
   if (repo === 'large') {
     // What verifying alone costs on the server's core: the four digests over 256 MiB in one pass, pinned like the server.

@@ -87,6 +87,17 @@ describe('NexusClient', () => {
     expect(readdirSync(spool.dir)).toEqual([]);
   });
 
+  it('retries a download whose connection breaks off mid-body, small or large, and keeps nothing of it', async () => {
+    nexus.addRepo('r', 'raw').put('r', 'small', Buffer.alloc(30 * 1024, 1)).put('r', 'large', Buffer.alloc(300 * 1024, 2));
+    nexus.knobs.brokenDownloads.add('r/small').add('r/large');
+    const c = new NexusClient({ baseUrl: nexus.url, username: 'admin', password: 'admin123' }, { backoffMs: 5, retries: 1 });
+    for (const asset of await list(c, 'r')) {
+      await expect(c.download('r', asset, spool, { maxBytes: 1 << 20 }), asset.path).rejects.toMatchObject({ kind: 'unreachable' });
+      expect(nexus.downloads('r', asset.path), asset.path).toBe(2);
+    }
+    expect(readdirSync(spool.dir)).toEqual([]);
+  });
+
   it('gives up on a body that stalls longer than the timeout', async () => {
     nexus.addRepo('r', 'raw').put('r', 'slow', 'zzz');
     nexus.knobs.downloadDelayMs = 1_000;

@@ -70,6 +70,8 @@ export interface NexusKnobs {
    * added (negative: left out), with a matching Content-Length, as a blob changed under the listing.
    */
   wrongSizeDownloads: Map<string, number>;
+  /** `repo/path` entries whose download breaks off halfway: the connection is reset after half the body. */
+  brokenDownloads: Set<string>;
 }
 
 export interface NexusStats {
@@ -111,6 +113,7 @@ export class NexusDouble {
     lyingChecksums: new Set(),
     foreignDownloadUrls: new Set(),
     wrongSizeDownloads: new Map(),
+    brokenDownloads: new Set(),
   };
   readonly stats: NexusStats = { downloads: new Map(), listingRequests: 0, foreignHits: 0 };
   private readonly repos = new Map<string, DoubleRepo>();
@@ -329,6 +332,10 @@ export class NexusDouble {
       res.flushHeaders();
       await new Promise((r) => setTimeout(r, this.knobs.downloadDelayMs));
       if (res.destroyed) return;
+    }
+    if (this.knobs.brokenDownloads.has(key)) {
+      res.write(body.subarray(0, body.length >> 1), () => res.socket?.resetAndDestroy());
+      return;
     }
     res.end(body);
   }
