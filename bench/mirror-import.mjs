@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { header, line, summary, verdict } from './lib/report.mjs';
 import { fmt, fmtRatio, median, spread } from './lib/stats.mjs';
-import { run, settled, sleep, stopChild, track } from './lib/proc.mjs';
+import { cpuSeconds, run, settled, sleep, stopChild, track } from './lib/proc.mjs';
 import { ROOT, adminCookie, ensureBuilt, startTrove } from './lib/trove.mjs';
 
 const SMALL = Number(process.env.BENCH_SMALL ?? 10000);
@@ -83,6 +83,7 @@ async function viaTrove(repo) {
     await settled(trove.pid); // a fresh server generates its Debian signing key once, in the background
     const source = await api(trove, 'POST', '/mirror/sources', { name: 'bench', base_url: nexus.url, username: nexus.username, password: nexus.password });
     await api(trove, 'PUT', `/mirror/sources/${source.id}/repos`, [{ source_repo: repo, target: repo, create: true }]);
+    const cpuBefore = cpuSeconds(trove.pid);
     const sync = await api(trove, 'POST', `/mirror/sources/${source.id}/sync`);
     let s;
     for (;;) {
@@ -91,8 +92,9 @@ async function viaTrove(repo) {
       await sleep(100);
     }
     if (s.state !== 'done' || s.repos[0].failed) throw new Error(`sync ended ${s.state}: ${JSON.stringify(s)}`);
+    const cpu = cpuSeconds(trove.pid) - cpuBefore; // the polling GETs above are in it too: a few ms
     const seconds = (Date.parse(s.finished_at) - Date.parse(s.started_at)) / 1000;
-    return { files: s.repos[0].fetched, bytes: s.repos[0].bytes, seconds };
+    return { files: s.repos[0].fetched, bytes: s.repos[0].bytes, seconds, cpu };
   } finally {
     await trove.stop();
   }
@@ -126,6 +128,8 @@ for (const repo of ['small', 'large'].filter((r) => (r === 'small' ? SMALL : LAR
   line(`  plain download, fetch:    ${fmt(fps(viaFetch), 0)} files/s, ${fmt(mbps(viaFetch), 1)} MB/s`);
   line(`  plain download + durable: ${fmt(fps(durable), 0)} files/s, ${fmt(mbps(durable), 1)} MB/s (fsync, rename, fsync dir per file)`);
   line(`  trove sync:               ${fmt(fps(mine), 0)} files/s, ${fmt(mbps(mine), 1)} MB/s`);
+  const cpuPer = (xs) => (repo === 'small' ? `${median(xs.map((x) => (x.cpu * 1000) / x.files)).toFixed(2)} ms per file` : `${median(xs.map((x) => (x.cpu * 1000) / (x.bytes / 1e6))).toFixed(2)} ms per MB`);
+  line(`  CPU (user + system, median): trove ${cpuPer(mine)}, plain ${cpuPer(ref)}, plain with fetch ${cpuPer(viaFetch)}, plain + durable ${cpuPer(durable)}`);
   line(`  ratio (median files/s): ${fmtRatio(r)} of plain, ${fmtRatio(mid(mine) / mid(viaFetch))} of plain with fetch, ${fmtRatio(mid(mine) / mid(durable))} of plain + durable`);
   rows.push({ name: `${repo}: trove files/s`, value: Math.round(mid(mine)) });
   rows.push({ name: `${repo}: trove MB/s`, value: Number(median(mine.map((x) => x.bytes / 1e6 / x.seconds)).toFixed(1)) });

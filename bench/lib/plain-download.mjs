@@ -7,7 +7,7 @@
  * With `durable`, each file is also made crash-safe the way any careful store must: fsync the file,
  * rename it into place, fsync the directory (no hashing, no database). That is the floor a
  * verified, durable import cannot go below, printed as a second reference.
- * stdout: one JSON line {files, bytes, seconds}.
+ * stdout: one JSON line {files, bytes, seconds, cpu} (cpu: user + system seconds of the download).
  */
 import { createWriteStream, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -46,6 +46,7 @@ const urls = JSON.parse(readFileSync(urlsFile, 'utf8'));
 let next = 0;
 let bytes = 0;
 const started = performance.now();
+const cpuAtStart = process.cpuUsage(); // every thread of the process: libuv's pool does the file work
 async function worker() {
   while (next < urls.length) {
     const i = next++;
@@ -60,4 +61,5 @@ async function worker() {
   }
 }
 await Promise.all(Array.from({ length: Number(concurrency) }, worker));
-console.log(JSON.stringify({ files: urls.length, bytes, seconds: (performance.now() - started) / 1000 }));
+const used = process.cpuUsage(cpuAtStart);
+console.log(JSON.stringify({ files: urls.length, bytes, seconds: (performance.now() - started) / 1000, cpu: (used.user + used.system) / 1e6 }));
