@@ -51,6 +51,8 @@ export interface ReceiveOptions {
   durable?: boolean;
   /** The announced Content-Length, when there is one: over the limit fails before a byte is read. */
   expectedSize?: number;
+  /** Called as bytes arrive (once per batch of chunks): a stall watchdog re-arms on it, with no stream of its own in between. */
+  onData?: () => void;
   signal?: AbortSignal;
 }
 
@@ -82,12 +84,14 @@ class SpoolWriter extends Writable {
     algorithms: HashAlgorithm[],
     private readonly limit: number,
     private readonly durable: boolean,
+    private readonly onData?: () => void,
   ) {
     super({ highWaterMark: BATCH });
     this.hashes = new Map(algorithms.map((a) => [a, createHash(a)]));
   }
 
   override _writev(chunks: { chunk: Buffer }[], cb: (err?: Error | null) => void): void {
+    this.onData?.();
     for (const { chunk } of chunks) {
       this.size += chunk.length;
       if (this.size > this.limit) return cb(new UploadTooLargeError(this.limit));
@@ -169,7 +173,7 @@ export class Spool {
     const path = this.newPath();
     const fd = await openExclusive(path);
     const durable = opts.durable ?? true;
-    const writer = new SpoolWriter(fd, algorithmsOf(opts), opts.maxBytes, durable);
+    const writer = new SpoolWriter(fd, algorithmsOf(opts), opts.maxBytes, durable, opts.onData);
     const file = spooledFile(path, durable);
     try {
       await pipeline(body, writer, { signal: opts.signal });

@@ -98,6 +98,20 @@ describe('NexusClient', () => {
     expect(readdirSync(spool.dir)).toEqual([]);
   });
 
+  it('lets a large body that keeps coming take longer than the timeout in all, and gives up when it stops', async () => {
+    const big = Buffer.alloc(256 * 1024, 3); // past the in-memory limit: the streaming path
+    nexus.addRepo('r', 'raw').put('r', 'steady', big).put('r', 'stalled', big);
+    nexus.knobs.trickleMs.set('r/steady', 50); // 16 pieces, 800 ms in all, never 300 ms silent
+    nexus.knobs.trickleMs.set('r/stalled', 1_000);
+    const c = new NexusClient({ baseUrl: nexus.url, username: 'admin', password: 'admin123' }, { backoffMs: 5, timeoutMs: 300, retries: 0 });
+    const [steady, stalled] = await list(c, 'r');
+    const file = await c.download('r', steady!, spool, { maxBytes: 1 << 20 });
+    expect(file.size).toBe(big.length);
+    await file.dispose();
+    await expect(c.download('r', stalled!, spool, { maxBytes: 1 << 20 })).rejects.toMatchObject({ kind: 'timeout' });
+    expect(readdirSync(spool.dir)).toEqual([]);
+  });
+
   it('gives up on a body that stalls longer than the timeout', async () => {
     nexus.addRepo('r', 'raw').put('r', 'slow', 'zzz');
     nexus.knobs.downloadDelayMs = 1_000;

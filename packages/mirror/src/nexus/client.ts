@@ -1,6 +1,5 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { HashAlgorithm, Spool, SpooledFile } from '@trove/blobstore';
 
@@ -210,21 +209,9 @@ export class NexusClient {
           const chunks = await readExactly(body, asset.fileSize, watch);
           return await spool.receiveBytes(chunks, { maxBytes: opts.maxBytes, algorithms, durable });
         }
-        const source = Readable.from(
-          (async function* () {
-            try {
-              for await (const chunk of body) {
-                watch.arm();
-                yield chunk as Uint8Array;
-              }
-            } finally {
-              watch.stop();
-            }
-          })(),
-          { objectMode: false },
-        );
-        return await spool.receive(source, { maxBytes: opts.maxBytes, algorithms, durable, ...(asset.fileSize !== null ? { expectedSize: asset.fileSize } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+        return await spool.receive(body, { maxBytes: opts.maxBytes, algorithms, durable, onData: () => watch.arm(), ...(asset.fileSize !== null ? { expectedSize: asset.fileSize } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
       } catch (err) {
+        body.destroy(); // whatever is left of it is not wanted, nor is its connection
         if (opts.signal?.aborted) throw err;
         if (watch.fired) throw new NexusError('timeout', `download stalled for ${this.timeoutMs} ms`);
         if ((err as Error).name === 'UploadIncompleteError') throw new NexusError('unreachable', 'the download ended early or did not have the size the source declared');

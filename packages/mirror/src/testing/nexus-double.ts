@@ -72,6 +72,8 @@ export interface NexusKnobs {
   wrongSizeDownloads: Map<string, number>;
   /** `repo/path` entries whose download breaks off halfway: the connection is reset after half the body. */
   brokenDownloads: Set<string>;
+  /** `repo/path` entries sent in 16 KiB pieces this many milliseconds apart: slow, but never silent for long. */
+  trickleMs: Map<string, number>;
 }
 
 export interface NexusStats {
@@ -114,6 +116,7 @@ export class NexusDouble {
     foreignDownloadUrls: new Set(),
     wrongSizeDownloads: new Map(),
     brokenDownloads: new Set(),
+    trickleMs: new Map(),
   };
   readonly stats: NexusStats = { downloads: new Map(), listingRequests: 0, foreignHits: 0 };
   private readonly repos = new Map<string, DoubleRepo>();
@@ -332,6 +335,14 @@ export class NexusDouble {
       res.flushHeaders();
       await new Promise((r) => setTimeout(r, this.knobs.downloadDelayMs));
       if (res.destroyed) return;
+    }
+    const pause = this.knobs.trickleMs.get(key);
+    if (pause !== undefined) {
+      for (let at = 0; at < body.length && !res.destroyed; at += 16 * 1024) {
+        res.write(body.subarray(at, at + 16 * 1024));
+        await new Promise((r) => setTimeout(r, pause));
+      }
+      return void res.end();
     }
     if (this.knobs.brokenDownloads.has(key)) {
       res.write(body.subarray(0, body.length >> 1), () => res.socket?.resetAndDestroy());
