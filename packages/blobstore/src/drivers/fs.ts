@@ -58,15 +58,29 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
     );
   }
 
-  /** Renames `from` onto `target`, creating the target's directory when the rename finds it missing. */
+  /**
+   * Renames `from` onto `target`, creating the target's directory when the rename finds it missing.
+   * A directory made here survives a power cut only once the directory holding its entry is flushed
+   * too (without a journal, ext4 does not order that for us), so each new entry's parent is fsynced;
+   * the target's own directory is fsynced by `put` after the rename.
+   */
   async function renameInto(from: string, target: string): Promise<void> {
     try {
       await rename(from, target);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      await mkdir(dirname(target), { recursive: true });
+      const dir = dirname(target);
+      const firstCreated = await mkdir(dir, { recursive: true });
+      if (firstCreated !== undefined) await flushNewDirectories(firstCreated, dir);
       await rename(from, target); // still ENOENT: `from` itself is gone, and that is the error
     }
+  }
+
+  /** fsyncs the parent of every directory from `firstCreated` down to `deepest` (both made by one recursive mkdir). */
+  async function flushNewDirectories(firstCreated: string, deepest: string): Promise<void> {
+    const made = [firstCreated];
+    for (const segment of relative(firstCreated, deepest).split(sep).filter(Boolean)) made.push(join(made[made.length - 1]!, segment));
+    for (const d of made) await fsyncPath(dirname(d));
   }
 
   /** A stream (or a file on another filesystem) written to a fsynced temp file; returns its path. */
