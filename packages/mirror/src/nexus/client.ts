@@ -5,7 +5,7 @@ import type { HashAlgorithm, Spool, SpooledFile } from '@trove/blobstore';
 
 /**
  * The little of Nexus 3's REST API the mirror needs (see NEXUS-API.md), over node:http with
- * keep-alive (fetch's Request, Response and web streams cost a fifth more CPU per small download).
+ * keep-alive (fetch's Request, Response and web streams cost a third more CPU per small download).
  * Every answer from the source is treated as hostile input: JSON is size-capped and
  * schema-checked, download URLs must stay on the source's own base URL, and a listing
  * that fails after its retries is an error, never an empty repository.
