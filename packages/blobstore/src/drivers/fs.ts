@@ -27,6 +27,13 @@ const TMP = '.tmp';
 export function fsDriver(opts: FsDriverOptions): BlobDriver {
   const root = resolve(opts.root);
   const tmpDir = join(root, TMP);
+  /**
+   * Directory creations whose new entries are not yet flushed into their parents. A put that
+   * lands in a directory another put has just made (its rename finds the directory there, or its
+   * own mkdir finds it made) waits for these before it counts as stored: otherwise it could be
+   * acknowledged while the directory holding it could still vanish in a power cut.
+   */
+  const making = new Set<Promise<void>>();
 
   const pathOf = (key: string): string => {
     const p = resolve(root, key);
@@ -70,10 +77,24 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       const dir = dirname(target);
-      const firstCreated = await mkdir(dir, { recursive: true });
-      if (firstCreated !== undefined) await flushNewDirectories(firstCreated, dir);
+      // Registered before the mkdir is issued, so no other put can find this directory without finding this entry.
+      const made = (async () => {
+        const firstCreated = await mkdir(dir, { recursive: true });
+        if (firstCreated !== undefined) await flushNewDirectories(firstCreated, dir);
+      })();
+      making.add(made);
+      try {
+        await made;
+      } finally {
+        making.delete(made);
+      }
       await rename(from, target); // still ENOENT: `from` itself is gone, and that is the error
     }
+  }
+
+  /** Waits for the directory creations in flight now (see `making`); a failed one fails its own put, not this one. */
+  async function directoriesFlushed(): Promise<void> {
+    if (making.size > 0) await Promise.allSettled([...making]);
   }
 
   /** fsyncs the parent of every directory from `firstCreated` down to `deepest` (both made by one recursive mkdir). */
@@ -129,6 +150,7 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
       if (!('path' in source)) await placeTemp(await writeTemp(source, putOpts?.signal), target);
       else if (await moveSpooled(source.path, target, source.sync, putOpts?.signal)) source.onMoved?.();
       await fsyncPath(dirname(target));
+      await directoriesFlushed();
     },
 
     async get(key, getOpts) {
