@@ -327,7 +327,7 @@ export class NexusDouble {
     const key = `${found.repo.name}/${asset.path}`;
     if (req.method === 'GET') this.stats.downloads.set(key, (this.stats.downloads.get(key) ?? 0) + 1);
     const delta = this.knobs.wrongSizeDownloads.get(key) ?? 0;
-    const body = delta < 0 ? asset.content.subarray(0, asset.content.length + delta) : Buffer.concat([asset.content, Buffer.alloc(delta, 0x2a)]);
+    const body = delta === 0 ? asset.content : delta < 0 ? asset.content.subarray(0, asset.content.length + delta) : Buffer.concat([asset.content, Buffer.alloc(delta, 0x2a)]);
     res.writeHead(200, { 'Content-Type': asset.contentType, 'Content-Length': body.length, 'Last-Modified': new Date(asset.lastModified).toUTCString() });
     if (req.method === 'HEAD') return void res.end();
     if (this.knobs.downloadDelayMs > 0) {
