@@ -61,13 +61,22 @@ async function urlsOf(repo) {
   return urls;
 }
 
+/**
+ * Every run's files stay until the script ends. Deleting them between runs made the next run pay:
+ * without a journal (this machine's ext4) a new inode is never taken from one freed in the last
+ * 5 minutes while its inode-table block is dirty, and ext4 checks each such candidate on every
+ * allocation (`recently_deleted`, 16% of a profiled sync). The cost fell on whoever ran after the
+ * biggest delete, and most on Trove, which makes a key directory beside most new files.
+ */
+const scratch = mkdtempSync(join(tmpdir(), 'trove-bench-mirror-'));
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+
 async function plain(repo, urls, client = 'http', mode = '') {
-  const dir = mkdtempSync(join(tmpdir(), 'trove-bench-plain-'));
+  const dir = mkdtempSync(join(scratch, 'plain-'));
   const list = join(dir, 'urls.json');
   writeFileSync(list, JSON.stringify(urls));
   const out = mkdtempSync(join(dir, 'out-'));
   const r = await run('taskset', ['-c', '0', process.execPath, join(ROOT, 'bench/lib/plain-download.mjs'), list, String(C), out, sourceAuth, client, mode]);
-  rmSync(dir, { recursive: true, force: true });
   if (r.code !== 0) throw new Error(`plain download failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
@@ -77,7 +86,7 @@ async function plain(repo, urls, client = 'http', mode = '') {
  * server would find every blob already stored and measure deduplication, not an import.
  */
 async function viaTrove(repo) {
-  const trove = await startTrove({ env: { TR_MIRROR_CONCURRENCY: String(C), TR_LOG_LEVEL: 'warn' }, nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) });
+  const trove = await startTrove({ dataDir: mkdtempSync(join(scratch, 'trove-')), env: { TR_MIRROR_CONCURRENCY: String(C), TR_LOG_LEVEL: 'warn' }, nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) });
   try {
     await adminCookie(trove.url); // signing in (scrypt) is not part of the import either
     await settled(trove.pid); // a fresh server generates its Debian signing key once, in the background
