@@ -28,7 +28,7 @@ const get = (path: string, headers: Record<string, string> = {}) => fetch(`${s.u
 const bytes = async (r: Response) => Buffer.from(await r.arrayBuffer());
 const blobPath = (b: Buffer) => {
   const h = createHash('sha256').update(b).digest('hex');
-  return join(s.dataDir, 'blobs', 'sha256', h.slice(0, 2), h.slice(2, 4), h);
+  return join(s.dataDir, 'blobs', 'sha256', h.slice(0, 2), h);
 };
 
 /** Blob files this process (the test server runs in it) holds open. */

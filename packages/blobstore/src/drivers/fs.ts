@@ -22,7 +22,7 @@ const TMP = '.tmp';
  *  2. the rename onto the key's path is atomic within one filesystem;
  *  3. the key's directory is fsynced so the rename itself survives a power loss.
  * The key's directory is created only when the rename says it is missing: most puts land in
- * one of the 65,536 fan-out directories that already exist.
+ * one of the 256 fan-out directories that already exist.
  */
 export function fsDriver(opts: FsDriverOptions): BlobDriver {
   const root = resolve(opts.root);
