@@ -33,7 +33,7 @@ export type BlobSource = { path: string; sync?: () => Promise<void>; onMoved?: (
 /**
  * One storage backend. A driver is one file implementing this interface
  * (`drivers/fs.ts`, `drivers/s3.ts`). Keys are opaque, slash-separated strings;
- * Trove uses content addresses (`sha256/ab/cd/<hex>`), so a put of an existing
+ * Trove uses content addresses (`sha256/ab/<hex>`), so a put of an existing
  * key with the same content is harmless.
  */
 export interface BlobDriver {

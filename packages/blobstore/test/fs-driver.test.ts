@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -80,5 +80,28 @@ describe('fs driver', () => {
     expect(calls).toEqual(['sync', 'moved']);
     expect(readFileSync(join(dir, 'blobs', key), 'utf8')).toBe('later');
     await file.dispose();
+  });
+  it('keeps no descriptor of a key directory that was removed, and none once closed', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'trove-fs-'));
+    const d = fsDriver({ root });
+    // The directory descriptors this process holds under `root`, as the kernel names them.
+    const dirsHeld = () =>
+      readdirSync('/proc/self/fd')
+        .map((fd) => { try { return readlinkSync(join('/proc/self/fd', fd)); } catch { return ''; } })
+        .filter((target) => target.startsWith(root));
+    await d.put('k/one', { stream: Readable.from(['one']) });
+    expect(dirsHeld()).toEqual([join(root, 'k')]); // kept for the next put's flush
+    await d.put('k/two', { stream: Readable.from(['two']) });
+    expect(dirsHeld()).toEqual([join(root, 'k')]);
+
+    rmSync(join(root, 'k'), { recursive: true });
+    await d.put('k/three', { stream: Readable.from(['three']) });
+    expect(readFileSync(join(root, 'k', 'three'), 'utf8')).toBe('three');
+    // The put made the directory again and flushes that one: no descriptor of the removed one is left.
+    expect(dirsHeld()).toEqual([join(root, 'k')]);
+
+    await d.close?.();
+    await new Promise((r) => setTimeout(r, 50)); // the closes are not awaited by close()
+    expect(dirsHeld()).toEqual([]);
   });
 });
