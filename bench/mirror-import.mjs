@@ -8,7 +8,8 @@
  * Trove (core 0) and the plain download (core 0, when Trove is idle) get the same core; the double
  * serves from core 1. Each Trove run syncs into a fresh source and target repository, so nothing is
  * skipped as unchanged; the time is the sync record's started_at to finished_at, begun once the
- * fresh server has finished its one-time start work (its Debian signing key).
+ * fresh server has finished its one-time start work (its Debian signing key). Every run's files
+ * stay until the script ends, and each measured run starts after a `sync` (see `scratch`).
  * Knobs: BENCH_SMALL (10000), BENCH_LARGE (4), BENCH_LARGE_MB (64), BENCH_CONCURRENCY (4), BENCH_RUNS (3),
  * BENCH_SOURCE_DELAY_MS (0: the double answers at once; a Nexus on a LAN takes 5-30 ms per download).
  */
@@ -70,8 +71,11 @@ async function urlsOf(repo) {
  */
 const scratch = mkdtempSync(join(tmpdir(), 'trove-bench-mirror-'));
 process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+/** Before each measured run: the runs before it leave dirty pages whose writeback would land in it. */
+const flushed = () => run('sync', []);
 
 async function plain(repo, urls, client = 'http', mode = '') {
+  await flushed();
   const dir = mkdtempSync(join(scratch, 'plain-'));
   const list = join(dir, 'urls.json');
   writeFileSync(list, JSON.stringify(urls));
@@ -90,6 +94,7 @@ async function viaTrove(repo) {
   try {
     await adminCookie(trove.url); // signing in (scrypt) is not part of the import either
     await settled(trove.pid); // a fresh server generates its Debian signing key once, in the background
+    await flushed();
     const source = await api(trove, 'POST', '/mirror/sources', { name: 'bench', base_url: nexus.url, username: nexus.username, password: nexus.password });
     await api(trove, 'PUT', `/mirror/sources/${source.id}/repos`, [{ source_repo: repo, target: repo, create: true }]);
     const cpuBefore = cpuSeconds(trove.pid);
