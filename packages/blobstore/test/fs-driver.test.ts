@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { BlobStore, Spool, contentKey, fsDriver } from '../src/index.js';
+import { openUnder } from '../src/testing/open-files.js';
 import { runDriverSuite } from './driver.case.js';
 
 runDriverSuite('fs', async () => fsDriver({ root: mkdtempSync(join(tmpdir(), 'trove-fs-')) }));
@@ -84,11 +85,7 @@ describe('fs driver', () => {
   it('keeps no descriptor of a key directory that was removed, and none once closed', async () => {
     const root = mkdtempSync(join(tmpdir(), 'trove-fs-'));
     const d = fsDriver({ root });
-    // The directory descriptors this process holds under `root`, as the kernel names them.
-    const dirsHeld = () =>
-      readdirSync('/proc/self/fd')
-        .map((fd) => { try { return readlinkSync(join('/proc/self/fd', fd)); } catch { return ''; } })
-        .filter((target) => target.startsWith(root));
+    const dirsHeld = () => openUnder(root, 'directories');
     await d.put('k/one', { stream: Readable.from(['one']) });
     expect(dirsHeld()).toEqual([join(root, 'k')]); // kept for the next put's flush
     await d.put('k/two', { stream: Readable.from(['two']) });
