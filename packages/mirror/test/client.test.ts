@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,5 +120,25 @@ describe('NexusClient', () => {
     const [slow] = await list(c, 'r');
     await expect(c.download('r', slow!, spool, { maxBytes: 1000 })).rejects.toMatchObject({ kind: 'timeout' });
     expect(nexus.downloads('r', 'slow')).toBe(2);
+  });
+  it("follows the caller's signal and leaves nothing on it: a sync's signal outlives every download of the sync", async () => {
+    nexus.addRepo('r', 'raw').put('r', 'a', 'one').put('r', 'slow', 'two');
+    const c = client();
+    const [a, slow] = await list(c, 'r');
+    const sync = new AbortController();
+    for (let i = 0; i < 50; i++) await (await c.download('r', a!, spool, { maxBytes: 100, signal: sync.signal })).dispose();
+    expect(getEventListeners(sync.signal, 'abort')).toHaveLength(0);
+    // AbortSignal.any would keep each combined signal in a set on its source (Node's kDependantSignals) until the source is collected.
+    const dependants = Object.getOwnPropertySymbols(sync.signal).find((sym) => sym.description === 'kDependantSignals');
+    expect(dependants ? (sync.signal as unknown as Record<symbol, Set<unknown>>)[dependants]!.size : 0).toBe(0);
+
+    nexus.knobs.downloadDelayMs = 2_000;
+    const started = Date.now();
+    const pending = c.download('r', slow!, spool, { maxBytes: 100, signal: sync.signal });
+    setTimeout(() => sync.abort(), 100);
+    await expect(pending).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(nexus.downloads('r', 'slow')).toBe(1); // an abort is not retried
+    expect(readdirSync(spool.dir)).toEqual([]);
   });
 });

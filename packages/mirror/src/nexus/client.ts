@@ -256,10 +256,10 @@ export class NexusClient {
    * when a reader re-arms it no more for `timeoutMs`. Anything but 2xx becomes a NexusError.
    */
   private async fetchOnce(url: URL, signal?: AbortSignal): Promise<{ res: IncomingMessage; watch: Watchdog }> {
-    const watch = new Watchdog(this.timeoutMs);
+    const watch = new Watchdog(this.timeoutMs, signal);
     let res: IncomingMessage;
     try {
-      res = await get(url, { Authorization: this.auth, Accept: 'application/json, */*' }, signal ? AbortSignal.any([signal, watch.signal]) : watch.signal);
+      res = await get(url, { Authorization: this.auth, Accept: 'application/json, */*' }, watch.signal);
     } catch (err) {
       watch.stop();
       if (signal?.aborted) throw err;
@@ -302,27 +302,46 @@ export function normalizeBaseUrl(raw: string): string {
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
-/** Aborts a request when nothing arrived for `ms`: headers first, then each chunk re-arms it. */
+/**
+ * Aborts a request when nothing arrived for `ms` (headers first, then each chunk re-arms it), or
+ * when the caller's signal aborts. The caller's signal is a sync's, alive for its whole run: it is
+ * followed with a listener that `stop()` removes, not `AbortSignal.any`, which on Node 20 keeps
+ * about 70 bytes per combined signal on its source until that source is collected (a growth of
+ * 70 MB over a sync of a million files, measured in a loop of `AbortSignal.any` calls).
+ */
 class Watchdog {
   private readonly ctl = new AbortController();
   private timer: NodeJS.Timeout | undefined;
-  constructor(private readonly ms: number) {
+  private timedOut = false;
+  private readonly follow: (() => void) | undefined;
+  constructor(
+    private readonly ms: number,
+    private readonly caller?: AbortSignal,
+  ) {
+    if (caller?.aborted) this.ctl.abort(caller.reason);
+    else if (caller) caller.addEventListener('abort', (this.follow = () => this.ctl.abort(caller.reason)), { once: true });
     this.arm();
   }
   get signal(): AbortSignal {
     return this.ctl.signal;
   }
+  /** True when the silence ran out (not when the caller aborted). */
   get fired(): boolean {
-    return this.ctl.signal.aborted;
+    return this.timedOut;
   }
   /** Restarts the wait; called per chunk, so it moves the one timer rather than making a new one. */
   arm(): void {
     if (this.timer) this.timer.refresh();
-    else this.timer = setTimeout(() => this.ctl.abort(), this.ms);
+    else
+      this.timer = setTimeout(() => {
+        this.timedOut = true;
+        this.ctl.abort();
+      }, this.ms);
   }
   stop(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.follow) this.caller!.removeEventListener('abort', this.follow);
   }
 }
 
