@@ -9,7 +9,9 @@
  * serves from core 1. Each Trove run syncs into a fresh source and target repository, so nothing is
  * skipped as unchanged; the time is the sync record's started_at to finished_at, begun once the
  * fresh server has finished its one-time start work (its Debian signing key). Every run's files
- * stay until the script ends, and each measured run starts after a `sync` (see `scratch`).
+ * stay until the script ends, and each measured run starts after a `sync` (see `scratch`). Memory,
+ * as bench/README's protocol asks: the server's peak RSS growth during the sync over its RSS before,
+ * and the drift of RSS samples from the first to the last fifth of the sync.
  * Knobs: BENCH_SMALL (10000), BENCH_LARGE (4), BENCH_LARGE_MB (64), BENCH_CONCURRENCY (4), BENCH_RUNS (3),
  * BENCH_SOURCE_DELAY_MS (0: the double answers at once; a Nexus on a LAN takes 5-30 ms per download).
  */
@@ -18,7 +20,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { header, line, summary, verdict } from './lib/report.mjs';
-import { fmt, fmtRatio, median, spread } from './lib/stats.mjs';
+import { fmt, fmtRatio, median, mib, spread } from './lib/stats.mjs';
+import { flatness, withMemory } from './lib/memory.mjs';
 import { cpuSeconds, run, settled, sleep, stopChild, track } from './lib/proc.mjs';
 import { ROOT, adminCookie, ensureBuilt, startTrove } from './lib/trove.mjs';
 
@@ -98,17 +101,18 @@ async function viaTrove(repo) {
     const source = await api(trove, 'POST', '/mirror/sources', { name: 'bench', base_url: nexus.url, username: nexus.username, password: nexus.password });
     await api(trove, 'PUT', `/mirror/sources/${source.id}/repos`, [{ source_repo: repo, target: repo, create: true }]);
     const cpuBefore = cpuSeconds(trove.pid);
-    const sync = await api(trove, 'POST', `/mirror/sources/${source.id}/sync`);
-    let s;
-    for (;;) {
-      s = await api(trove, 'GET', `/mirror/syncs/${sync.id}`);
-      if (s.state !== 'running') break;
-      await sleep(100);
-    }
+    const { result: s, growth, samples } = await withMemory(trove, async () => {
+      const sync = await api(trove, 'POST', `/mirror/sources/${source.id}/sync`);
+      for (;;) {
+        const now = await api(trove, 'GET', `/mirror/syncs/${sync.id}`);
+        if (now.state !== 'running') return now;
+        await sleep(100);
+      }
+    });
     if (s.state !== 'done' || s.repos[0].failed) throw new Error(`sync ended ${s.state}: ${JSON.stringify(s)}`);
     const cpu = cpuSeconds(trove.pid) - cpuBefore; // the polling GETs above are in it too: a few ms
     const seconds = (Date.parse(s.finished_at) - Date.parse(s.started_at)) / 1000;
-    return { files: s.repos[0].fetched, bytes: s.repos[0].bytes, seconds, cpu };
+    return { files: s.repos[0].fetched, bytes: s.repos[0].bytes, seconds, cpu, growthMiB: mib(growth), driftMiB: flatness(samples).driftMiB };
   } finally {
     await trove.stop();
   }
@@ -144,6 +148,7 @@ for (const repo of ['small', 'large'].filter((r) => (r === 'small' ? SMALL : LAR
   line(`  trove sync:               ${fmt(fps(mine), 0)} files/s, ${fmt(mbps(mine), 1)} MB/s`);
   const cpuPer = (xs) => (repo === 'small' ? `${median(xs.map((x) => (x.cpu * 1000) / x.files)).toFixed(2)} ms per file` : `${median(xs.map((x) => (x.cpu * 1000) / (x.bytes / 1e6))).toFixed(2)} ms per MB`);
   line(`  CPU (user + system, median): trove ${cpuPer(mine)}, plain ${cpuPer(ref)}, plain with fetch ${cpuPer(viaFetch)}, plain + durable ${cpuPer(durable)}`);
+  line(`  trove memory: peak RSS growth ${fmt(spread(mine.map((x) => x.growthMiB)), 1)} MiB over the RSS before the sync, drift first to last fifth ${fmt(spread(mine.map((x) => x.driftMiB)), 1)} MiB`);
   line(`  ratio (median files/s): ${fmtRatio(r)} of plain, ${fmtRatio(mid(mine) / mid(viaFetch))} of plain with fetch, ${fmtRatio(mid(mine) / mid(durable))} of plain + durable`);
   rows.push({ name: `${repo}: trove files/s`, value: Math.round(mid(mine)) });
   rows.push({ name: `${repo}: trove MB/s`, value: Number(median(mine.map((x) => x.bytes / 1e6 / x.seconds)).toFixed(1)) });
@@ -152,6 +157,7 @@ for (const repo of ['small', 'large'].filter((r) => (r === 'small' ? SMALL : LAR
   rows.push({ name: `${repo}: plain with fetch files/s`, value: Math.round(mid(viaFetch)) });
   rows.push({ name: `${repo}: plain + durable files/s`, value: Math.round(mid(durable)) });
   rows.push({ name: `${repo}: ratio`, value: fmtRatio(r), target: '>= 0.8x', verdict: verdict(r >= 0.8) });
+  rows.push({ name: `${repo}: trove peak RSS growth MiB`, value: Number(median(mine.map((x) => x.growthMiB)).toFixed(1)) });
   rows.push({ name: `${repo}: ratio to plain with fetch`, value: fmtRatio(mid(mine) / mid(viaFetch)) });
   rows.push({ name: `${repo}: ratio to plain + durable`, value: fmtRatio(mid(mine) / mid(durable)) });
   if (repo === 'large') {
