@@ -10,7 +10,7 @@
  * skipped as unchanged; the time is the sync record's started_at to finished_at, begun once the
  * fresh server has finished its one-time start work (its Debian signing key). Every run's files
  * stay until the script ends, and each measured run starts after a `sync` (see `scratch`). Memory,
- * as bench/README's protocol asks: the server's peak RSS growth during the sync over its RSS before,
+ * as BENCH.md's protocol asks: the server's peak RSS growth during the sync over its RSS before,
  * and the drift of RSS samples from the first to the last fifth of the sync.
  * Knobs: BENCH_SMALL (10000), BENCH_LARGE (4), BENCH_LARGE_MB (64), BENCH_CONCURRENCY (4), BENCH_RUNS (3),
  * BENCH_SOURCE_DELAY_MS (0: the double answers at once; a Nexus on a LAN takes 5-30 ms per download).
