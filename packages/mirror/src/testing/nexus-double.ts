@@ -120,6 +120,8 @@ export class NexusDouble {
   };
   readonly stats: NexusStats = { downloads: new Map(), listingRequests: 0, foreignHits: 0 };
   private readonly repos = new Map<string, DoubleRepo>();
+  /** Each repository's content in listing order, made once per change: sorting it per page made a 100,000-file listing quadratic. */
+  private readonly listingOrder = new Map<DoubleRepo, { repo: DoubleRepo; asset: DoubleAsset }[]>();
   private seq = 0;
   private flapTurn = 0;
   private port = 0;
@@ -161,6 +163,7 @@ export class NexusDouble {
   }
 
   addRepo(name: string, format: NexusFormat, type: NexusRepoType = 'hosted', extra: { members?: string[]; remoteUrl?: string; distribution?: string } = {}): this {
+    this.listingOrder.clear();
     this.repos.set(name, { name, format, type, members: extra.members ?? [], ...(extra.remoteUrl ? { remoteUrl: extra.remoteUrl } : {}), ...(extra.distribution ? { distribution: extra.distribution } : {}), assets: new Map() });
     return this;
   }
@@ -169,6 +172,7 @@ export class NexusDouble {
   put(repo: string, path: string, content: Buffer | string, opts: DoubleAssetOptions = {}): this {
     const r = this.requireRepo(repo);
     const clean = path.replace(/^\/+/, '');
+    this.listingOrder.clear(); // groups list their members' content too
     r.assets.delete(clean);
     r.assets.set(clean, {
       seq: ++this.seq,
@@ -185,6 +189,7 @@ export class NexusDouble {
   }
 
   remove(repo: string, path: string): boolean {
+    this.listingOrder.clear();
     return this.requireRepo(repo).assets.delete(path.replace(/^\/+/, ''));
   }
 
@@ -252,6 +257,20 @@ export class NexusDouble {
     return base;
   }
 
+  /** The asset a content URL names, in the repository or (a group) its first member holding it: one map lookup per download. */
+  private lookup(r: DoubleRepo, path: string): { repo: DoubleRepo; asset: DoubleAsset } | undefined {
+    if (r.type !== 'group') {
+      const asset = r.assets.get(path);
+      return asset && { repo: r, asset };
+    }
+    for (const m of r.members) {
+      const member = this.repos.get(m);
+      const found = member && this.lookup(member, path);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
   /** A group's listing is its members' content. */
   private contentOf(r: DoubleRepo): { repo: DoubleRepo; asset: DoubleAsset }[] {
     if (r.type === 'group') return r.members.flatMap((m) => (this.repos.get(m) ? this.contentOf(this.repos.get(m)!) : []));
@@ -278,8 +297,15 @@ export class NexusDouble {
     }
     // Stable, insertion (not alphabetical) order; the token is the last sequence seen, so assets added
     // meanwhile appear later in the same run and deleted ones simply vanish.
-    const all = this.contentOf(repo).filter((e) => e.asset.seq > after).sort((a, b) => a.asset.seq - b.asset.seq);
-    const page = all.slice(0, PAGE_SIZE);
+    let all = this.listingOrder.get(repo);
+    if (!all) this.listingOrder.set(repo, (all = this.contentOf(repo).sort((a, b) => a.asset.seq - b.asset.seq)));
+    let from = 0; // the first entry past the token, by binary search
+    for (let to = all.length; from < to; ) {
+      const mid = (from + to) >>> 1;
+      if (all[mid]!.asset.seq > after) to = mid;
+      else from = mid + 1;
+    }
+    const page = all.slice(from, from + PAGE_SIZE);
     const last = page[page.length - 1];
     // A full page always carries a token, so an exact multiple of 100 ends with an empty page.
     const next = page.length === PAGE_SIZE && last ? Buffer.from(last.asset.seq.toString(36)).toString('hex') : null;
@@ -321,7 +347,7 @@ export class NexusDouble {
     const slash = rest.indexOf('/');
     const repo = this.repos.get(decodeURIComponent(slash < 0 ? rest : rest.slice(0, slash)));
     const path = slash < 0 ? '' : rest.slice(slash + 1).split('/').map(decodeURIComponent).join('/');
-    const found = repo && this.contentOf(repo).find((e) => e.asset.path === path);
+    const found = repo && this.lookup(repo, path);
     if (!found) return void res.writeHead(404, { 'Content-Type': 'text/html' }).end('<html>Not Found</html>');
     const { asset } = found;
     const key = `${found.repo.name}/${asset.path}`;
