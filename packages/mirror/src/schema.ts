@@ -97,6 +97,32 @@ export const mirrorSyncRepos = sqliteTable(
   (t) => [primaryKey({ columns: [t.syncId, t.sourceRepo] })],
 );
 
+/**
+ * What one run of a sync listed from one source repository, while that repository imports: a path
+ * listed twice is fetched once, side files are checked against the checksums declared for the file
+ * they describe, the side files wait here until the listing is complete, and what the listing did
+ * not name is what the source deleted. On disk, not in memory: a repository of a million files held
+ * most of a gigabyte of heap. Emptied when the repository's import ends and before a run lists again.
+ */
+export const mirrorListing = sqliteTable(
+  'mirror_listing',
+  {
+    syncId: integer('sync_id')
+      .notNull()
+      .references(() => mirrorSyncs.id, { onDelete: 'cascade' }),
+    sourceRepo: text('source_repo').notNull(),
+    path: text('path').notNull(),
+    /** What the source declared for a file a side file may describe (null for side files themselves). */
+    sha1: text('sha1'),
+    md5: text('md5'),
+    sha256: text('sha256'),
+    sha512: text('sha512'),
+    /** A side file to fetch once the listing is complete: its listing entry as JSON. */
+    deferred: text('deferred'),
+  },
+  (t) => [primaryKey({ columns: [t.syncId, t.sourceRepo, t.path] })],
+);
+
 /** Files a sync did not import, with why. */
 export const mirrorFailures = sqliteTable(
   'mirror_failures',

@@ -19,6 +19,9 @@ const read = async (path: string) => {
   return { status: res.status, text: await res.text() };
 };
 
+/** Rows of runs' listings left in the database: none once a repository's import has ended, however it ended. */
+const listingRows = () => (rig.trove.ctx.db.$client.prepare('SELECT count(*) AS n FROM mirror_listing').get() as { n: number }).n;
+
 async function sync(id: string) {
   const started = await rig.api('POST', `/mirror/sources/${id}/sync`);
   expect(started.status).toBe(202);
@@ -76,6 +79,7 @@ describe('mirror sync', () => {
     expect(await read('b')).toEqual({ status: 200, text: 'two' });
     expect((await read('c')).status).toBe(404);
     expect(await read('d')).toEqual({ status: 200, text: '4' });
+    expect(listingRows()).toBe(0);
   });
 
   it('lists a lying checksum among the failures and never makes it visible', async () => {
@@ -139,6 +143,7 @@ describe('mirror sync', () => {
     expect(broken).toMatchObject({ state: 'failed', error: expect.stringMatching(/could not list files/), repos: [{ state: 'failed', deleted: 0, error: expect.stringMatching(/nothing was deleted/) }] });
     const count = rig.trove.ctx.db.$client.prepare('SELECT count(*) AS n FROM assets').get() as { n: number };
     expect(count.n).toBe(150);
+    expect(listingRows()).toBe(0);
   });
 
   it('cancels a running sync with DELETE', async () => {
@@ -150,6 +155,7 @@ describe('mirror sync', () => {
     const cancelled = await rig.api('DELETE', `/mirror/syncs/${started.body.id}`);
     expect(cancelled).toMatchObject({ status: 200, body: { state: 'cancelled' } });
     expect((await rig.api('DELETE', `/mirror/syncs/${started.body.id}`)).status).toBe(409);
+    await eventually(async () => listingRows() === 0); // the cancelled run leaves no listing behind
   });
 
   it('resumes a sync interrupted by a restart without downloading again what it had', async () => {

@@ -4,6 +4,7 @@ import { importAsset, isTroveError, removeImported, type CoreContext, type RepoR
 import type { SpooledFile } from '@trove/blobstore';
 import { NexusError, type NexusAsset, type NexusChecksums, type NexusClient } from '../nexus/client.js';
 import { mirrorFailures, mirrorItems, mirrorSyncRepos } from '../schema.js';
+import { repoListing, type ImportedItem, type RepoListing } from './listing.js';
 
 export interface RepoCounters {
   listed: number;
@@ -46,22 +47,15 @@ const MIME = /^[\w.+-]+\/[\w.+-]+(;.{0,100})?$/;
  *     the format's hook; each import is recorded at once, so a restart skips it;
  *  3. checksum side files are checked against the file they describe once everything is listed;
  *  4. only after a complete listing, files gone from the source are removed from the target.
+ * The listing and the earlier imports are read through the database (`repoListing`), a page or a
+ * batch at a time, so the memory a sync holds does not grow with the repository's size.
  * Counters are written to the sync's row every half second and at the end.
  */
 export async function importRepo(input: ImportRepoInput): Promise<void> {
   const { ctx, client, syncId, sourceId, sourceRepo, target, signal, counters } = input;
   const db = ctx.db;
-  const known = new Map(
-    db
-      .select({ path: mirrorItems.path, sha1: mirrorItems.sha1, targetPath: mirrorItems.targetPath })
-      .from(mirrorItems)
-      .where(and(eq(mirrorItems.sourceId, sourceId), eq(mirrorItems.sourceRepo, sourceRepo)))
-      .all()
-      .map((r) => [r.path, r] as const),
-  );
-  const seen = new Set<string>();
-  const declared = new Map<string, NexusChecksums>();
-  const sideFiles: NexusAsset[] = [];
+  const listing = repoListing(db, { sourceId, sourceRepo, syncId, isSideFile: (path) => SIDE_FILE.test(path) });
+  listing.clear(); // a resumed run lists again from the start
   const inflight = new Set<Promise<void>>();
   const commits = new Set<Promise<void>>();
   const maxBytes = ctx.settings.int('max_upload_bytes');
@@ -92,14 +86,13 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
    * flight also share the filesystem's journal commits (bench/mirror-import.mjs). What waits here
    * is a spool file on disk, not memory.
    */
-  const commit = async (asset: NexusAsset, file: SpooledFile) => {
+  const commit = async (asset: NexusAsset, before: ImportedItem | undefined, file: SpooledFile) => {
     const { path } = asset;
     try {
       const contentType = asset.contentType && MIME.test(asset.contentType) ? asset.contentType : 'application/octet-stream';
       const size = file.size;
       const result = await importAsset(ctx, { repo: target, path, file, contentType, uploader: asset.uploader ?? '' });
       const targetPath = result.status === 'skipped' ? '' : result.path;
-      const before = known.get(path);
       if (before?.targetPath && before.targetPath !== targetPath) await removeImported(ctx, { repo: target, path: before.targetPath });
       recordItem.run({ path, sha1: asset.checksum.sha1!, targetPath });
       counters.fetched++;
@@ -111,7 +104,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     }
   };
 
-  const fetchOne = async (asset: NexusAsset, check?: (file: SpooledFile) => Promise<string | null>) => {
+  const fetchOne = async (asset: NexusAsset, before: ImportedItem | undefined, check?: (file: SpooledFile) => Promise<string | null>) => {
     const { path } = asset;
     let file: SpooledFile | undefined;
     try {
@@ -123,7 +116,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       while (commits.size >= commitLimit) await Promise.race(commits);
       const owned = file;
       file = undefined; // importAsset disposes it from here on
-      const p: Promise<void> = commit(asset, owned).finally(() => commits.delete(p));
+      const p: Promise<void> = commit(asset, before, owned).finally(() => commits.delete(p));
       commits.add(p);
     } catch (err) {
       if (signal.aborted) throw err;
@@ -155,32 +148,23 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       ahead.catch(() => {}); // awaited (and thrown) at the top of the next round
       counters.listed += page.items.length + page.invalid;
       for (let i = 0; i < page.invalid; i++) fail('(unreadable listing entry)', 'the source listed an entry without a usable path or checksum');
-      for (const asset of page.items) {
+      // A path listed twice (added during the enumeration, or through a group) is acted on once.
+      for (const { asset, before, action } of listing.add(page.items)) {
         if (signal.aborted) break;
-        if (seen.has(asset.path)) continue; // listed twice (added during the enumeration, or a group)
-        seen.add(asset.path);
-        if (known.get(asset.path)?.sha1 === asset.checksum.sha1 && asset.checksum.sha1) {
-          counters.skipped++;
-          if (SIDE_FILE.test(asset.path)) continue;
-          declared.set(asset.path, asset.checksum);
-          continue;
-        }
-        if (SIDE_FILE.test(asset.path)) {
-          sideFiles.push(asset);
-          continue;
-        }
-        declared.set(asset.path, asset.checksum);
-        await schedule(() => fetchOne(asset));
+        if (action === 'skip') counters.skipped++;
+        else if (action === 'fetch') await schedule(() => fetchOne(asset, before));
       }
       signal.throwIfAborted();
     }
-    for (const asset of sideFiles) await schedule(() => fetchOne(asset, (file) => checkSideFile(asset.path, file, declared)));
+    for await (const { asset, before } of listing.deferred()) {
+      signal.throwIfAborted();
+      await schedule(() => fetchOne(asset, before, (file) => checkSideFile(asset.path, file, listing)));
+    }
     await Promise.all(inflight);
     await Promise.all(commits);
     signal.throwIfAborted();
-    for (const [path, item] of known) {
-      if (seen.has(path)) continue;
-      if (item.targetPath) await removeImported(ctx, { repo: target, path: item.targetPath });
+    for await (const { path, targetPath } of listing.gone()) {
+      if (targetPath) await removeImported(ctx, { repo: target, path: targetPath });
       db.delete(mirrorItems).where(and(eq(mirrorItems.sourceId, sourceId), eq(mirrorItems.sourceRepo, sourceRepo), eq(mirrorItems.path, path))).run();
       counters.deleted++;
     }
@@ -190,6 +174,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     await Promise.allSettled(commits);
     clearInterval(timer);
     flush();
+    listing.clear();
   }
 }
 
@@ -204,9 +189,9 @@ function mismatch(declared: NexusChecksums, file: SpooledFile): string | null {
 }
 
 /** A `.sha1`/`.md5`/... side file must name the digest the source declared for the file it describes. */
-async function checkSideFile(path: string, file: SpooledFile, declared: Map<string, NexusChecksums>): Promise<string | null> {
+async function checkSideFile(path: string, file: SpooledFile, listing: RepoListing): Promise<string | null> {
   const alg = SIDE_FILE.exec(path)![1] as keyof NexusChecksums;
-  const base = declared.get(path.slice(0, -(alg.length + 1)));
+  const base = listing.declared(path.slice(0, -(alg.length + 1)));
   const want = base?.[alg];
   if (!want || file.size > 1024) return null; // describes nothing listed, or is not a bare digest: a plain file
   const text = (await readFile(file.path, 'utf8')).trim().split(/\s+/)[0]!.toLowerCase();
