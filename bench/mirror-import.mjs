@@ -16,14 +16,14 @@
  * BENCH_SOURCE_DELAY_MS (0: the double answers at once; a Nexus on a LAN takes 5-30 ms per download).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { header, line, summary, verdict } from './lib/report.mjs';
 import { fmt, fmtRatio, median, mib, spread } from './lib/stats.mjs';
 import { flatness, withMemory } from './lib/memory.mjs';
 import { cpuSeconds, run, settled, sleep, stopChild, track } from './lib/proc.mjs';
 import { ROOT, adminCookie, ensureBuilt, startTrove } from './lib/trove.mjs';
+import { tempDir } from './lib/files.mjs';
 
 const SMALL = Number(process.env.BENCH_SMALL ?? 10000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 4);
@@ -72,8 +72,7 @@ async function urlsOf(repo) {
  * allocation (`recently_deleted`, 16% of a profiled sync). The cost fell on whoever ran after the
  * biggest delete, and most on Trove, which makes a key directory beside most new files.
  */
-const scratch = mkdtempSync(join(tmpdir(), 'trove-bench-mirror-'));
-process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+const { dir: scratch } = tempDir('mirror'); // removed on exit and on Ctrl-C: a large run leaves gigabytes
 /** Before each measured run: the runs before it leave dirty pages whose writeback would land in it. */
 const flushed = () => run('sync', []);
 
