@@ -67,6 +67,27 @@ describe('mirror sync', () => {
     expect((await rig.api('GET', '/mirror/syncs/abc')).status).toBe(400);
   });
 
+  it('never takes a file the source lists unreadably for deleted at the source', async () => {
+    const id = await mirrored({ a: '1', b: '2', c: '3' });
+    await sync(id);
+    // b is still at the source, listed with a field Trove cannot read; c is listed without a usable path.
+    rig.nexus.knobs.unreadableEntries.set('files/b', 'field');
+    rig.nexus.remove('files', 'a');
+    const second = await sync(id);
+    expect(second.repos[0]).toMatchObject({ listed: 2, fetched: 0, skipped_unchanged: 1, deleted: 1, failed: 1 });
+    expect(await read('b')).toEqual({ status: 200, text: '2' });
+    expect((await read('a')).status).toBe(404);
+    rig.nexus.put('files', 'a', '1');
+    rig.nexus.knobs.unreadableEntries.set('files/c', 'path');
+    rig.nexus.remove('files', 'b');
+    const third = await sync(id);
+    expect(third.repos[0]).toMatchObject({ listed: 2, fetched: 1, deleted: 0, failed: 2 });
+    expect(await read('b')).toEqual({ status: 200, text: '2' }); // gone at the source, but the listing was not whole
+    expect(await read('c')).toEqual({ status: 200, text: '3' });
+    const reasons = (await rig.api('GET', `/mirror/syncs/${third.id}/failures`)).body.items.map((f: any) => `${f.path}: ${f.reason}`);
+    expect(reasons).toEqual([expect.stringMatching(/^\(unreadable listing entry\): .*without a usable path \(unreadable path\)/), expect.stringMatching(/^\(deletions\): not done/)]);
+  });
+
   it('fetches only what changed, and removes from the target what the source deleted', async () => {
     const id = await mirrored({ a: '1', b: '2', c: '3' });
     await sync(id);

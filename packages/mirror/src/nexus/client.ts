@@ -1,4 +1,5 @@
 import http, { type IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import https from 'node:https';
 import { z } from 'zod';
 import type { HashAlgorithm, Spool, SpooledFile } from '@trove/blobstore';
@@ -11,7 +12,7 @@ import type { HashAlgorithm, Spool, SpooledFile } from '@trove/blobstore';
  * that fails after its retries is an error, never an empty repository.
  */
 
-export type NexusErrorKind = 'refused' | 'unreachable' | 'status' | 'timeout' | 'invalid' | 'foreign_url';
+export type NexusErrorKind = 'refused' | 'unreachable' | 'status' | 'timeout' | 'invalid' | 'foreign_url' | 'changed';
 
 export class NexusError extends Error {
   constructor(
@@ -58,6 +59,12 @@ export interface NexusChecksums {
   md5?: string;
 }
 
+/** A listing entry that fails the schema: its path when that much is readable (so it is known to exist), and why. */
+export interface UnreadableEntry {
+  path: string | null;
+  reason: string;
+}
+
 export interface NexusAsset {
   /** Without the leading slash. */
   path: string;
@@ -71,8 +78,9 @@ export interface NexusAsset {
 const hexOf = (n: number) => z.string().regex(new RegExp(`^[0-9a-fA-F]{${n}}$`)).transform((s) => s.toLowerCase());
 const repoSchema = z.object({ name: z.string().min(1).max(200), format: z.string().max(50), type: z.string().max(50) });
 const settingsSchema = z.array(z.object({ name: z.string(), apt: z.object({ distribution: z.string().max(100) }).nullish() }).loose());
+const pathSchema = z.string().min(1).max(4096);
 const assetSchema = z.object({
-  path: z.string().min(1).max(4096),
+  path: pathSchema,
   downloadUrl: z.string().max(8192).nullish(),
   checksum: z.object({ sha1: hexOf(40).nullish(), sha256: hexOf(64).nullish(), sha512: hexOf(128).nullish(), md5: hexOf(32).nullish() }).nullish(),
   fileSize: z.number().int().nonnegative().nullish(),
@@ -107,7 +115,7 @@ export class NexusClient {
 
   /** `GET /service/rest/v1/status` with the credentials: refused logins and unreachable sources become typed errors. */
   async check(signal?: AbortSignal): Promise<void> {
-    const res = await this.request('service/rest/v1/status', { signal, retries: 1 });
+    const res = await this.request('service/rest/v1/status', { signal });
     res.destroy(); // the answer's body says nothing the status did not
   }
 
@@ -134,7 +142,7 @@ export class NexusClient {
    * its own; when it still fails the generator throws, so a caller never mistakes a broken
    * listing for the end of the repository.
    */
-  async *assets(repository: string, signal?: AbortSignal): AsyncGenerator<{ items: NexusAsset[]; invalid: number }> {
+  async *assets(repository: string, signal?: AbortSignal): AsyncGenerator<{ items: NexusAsset[]; unreadable: UnreadableEntry[] }> {
     let token: string | null | undefined = null;
     const seen = new Set<string>();
     do {
@@ -142,11 +150,13 @@ export class NexusClient {
       const page = pageSchema.safeParse(await this.json(`service/rest/v1/assets?${q}`, signal));
       if (!page.success) throw new NexusError('invalid', `asset listing of ${repository} is not a Nexus answer`);
       const items: NexusAsset[] = [];
-      let invalid = 0;
+      const unreadable: UnreadableEntry[] = [];
       for (const raw of page.data.items) {
         const a = assetSchema.safeParse(raw);
         if (!a.success) {
-          invalid++;
+          const path = pathSchema.safeParse((raw as { path?: unknown } | null)?.path);
+          const fields = [...new Set(a.error.issues.map((i) => String(i.path[0] ?? 'entry')))].join(', ');
+          unreadable.push({ path: path.success ? path.data.replace(/^\/+/, '') : null, reason: `unreadable ${fields}` });
           continue;
         }
         const c = a.data.checksum ?? {};
@@ -159,7 +169,7 @@ export class NexusClient {
           uploader: a.data.uploader ?? null,
         });
       }
-      yield { items, invalid };
+      yield { items, unreadable };
       token = page.data.continuationToken;
       // A source that hands back a token it already gave would make us loop forever.
       if (token && seen.has(token)) throw new NexusError('invalid', `asset listing of ${repository} repeats a continuation token`);
@@ -203,6 +213,11 @@ export class NexusClient {
     return this.withRetries(async () => {
       const { res: body, watch } = await this.fetchOnce(url, opts.signal);
       try {
+        const announced = body.headers['content-length'];
+        if (asset.fileSize !== null && announced !== undefined && Number(announced) !== asset.fileSize) {
+          // Not a broken transfer (those are retried): the blob was replaced after it was listed, and trying again gets the same.
+          throw new NexusError('changed', `the file changed at the source since it was listed (listed ${asset.fileSize} bytes, now ${Number(announced)}); the next sync fetches it again`);
+        }
         if (asset.fileSize !== null && asset.fileSize <= IN_MEMORY_UP_TO) {
           // Most of a Maven or apt repository: held whole (at most IN_MEMORY_UP_TO per download slot) and
           // written with one call, without a stream pipeline per file.
@@ -283,7 +298,7 @@ export class NexusClient {
       } catch (err) {
         if (signal?.aborted || !(err instanceof NexusError) || !err.transient || attempt >= retries) throw err;
         const wait = Math.min(10_000, this.backoffMs * 2 ** attempt) * (0.5 + Math.random() / 2);
-        await new Promise((r) => setTimeout(r, wait));
+        await sleep(wait, undefined, signal ? { signal } : {}); // a caller's deadline also ends the wait
       }
     }
   }

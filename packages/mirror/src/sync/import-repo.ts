@@ -168,6 +168,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
 
   // The next page is fetched while this one's files download, so a page boundary never idles the slots.
   const pages = client.assets(sourceRepo, signal)[Symbol.asyncIterator]();
+  let pathless = 0;
   try {
     let ahead = pages.next();
     for (;;) {
@@ -176,8 +177,18 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       const page = step.value;
       ahead = pages.next();
       ahead.catch(() => {}); // awaited (and thrown) at the top of the next round
-      counters.listed += page.items.length + page.invalid;
-      for (let i = 0; i < page.invalid; i++) fail('(unreadable listing entry)', 'the source listed an entry without a usable path or checksum');
+      counters.listed += page.items.length + page.unreadable.length;
+      const kept: string[] = [];
+      for (const { path, reason } of page.unreadable) {
+        if (path === null) {
+          pathless++;
+          fail('(unreadable listing entry)', `the source listed an entry without a usable path (${reason})`);
+        } else {
+          kept.push(path);
+          fail(path.slice(0, 1024), `the source lists this file with an ${reason}; not imported (a copy imported earlier stays)`);
+        }
+      }
+      listing.keep(kept);
       // A path listed twice (added during the enumeration, or through a group) is acted on once.
       for (const { asset, before, action } of listing.add(page.items)) {
         if (signal.aborted) break;
@@ -194,6 +205,11 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     await Promise.all(commits);
     recordImports();
     signal.throwIfAborted();
+    if (pathless > 0) {
+      // Any of those entries could be a file imported earlier: none can be taken for deleted at the source.
+      fail('(deletions)', `not done: ${pathless} listing entries had no usable path, so a file missing from the listing may still be at the source`);
+      return;
+    }
     for await (const { path, targetPath } of listing.gone()) {
       if (targetPath) await removeImported(ctx, { repo: target, path: targetPath });
       db.delete(mirrorItems).where(and(eq(mirrorItems.sourceId, sourceId), eq(mirrorItems.sourceRepo, sourceRepo), eq(mirrorItems.path, path))).run();

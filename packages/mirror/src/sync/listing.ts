@@ -70,6 +70,17 @@ export function repoListing(db: Db, opts: { sourceId: string; sourceRepo: string
       });
     },
 
+    /**
+     * Records paths the source listed with entries too broken to import: listed all the same, so a
+     * copy imported earlier is not taken for deleted at the source.
+     */
+    keep(paths: readonly string[]): void {
+      if (!paths.length) return;
+      db.transaction(() => {
+        for (const path of paths) insert.run({ path, sha1: null, md5: null, sha256: null, sha512: null, deferred: null });
+      });
+    },
+
     /** The checksums the source declared in this run for `path` (not a side file); undefined when it was not listed. */
     declared(path: string): NexusChecksums | undefined {
       const row = declaredAt.get({ path });

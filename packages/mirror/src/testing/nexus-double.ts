@@ -74,6 +74,11 @@ export interface NexusKnobs {
   brokenDownloads: Set<string>;
   /** `repo/path` entries sent in 16 KiB pieces this many milliseconds apart: slow, but never silent for long. */
   trickleMs: Map<string, number>;
+  /**
+   * `repo/path` entries listed in a shape the mirror cannot read: `field` spoils one field (an
+   * uploader name of 300 characters) but keeps the path, `path` spoils the path itself.
+   */
+  unreadableEntries: Map<string, 'field' | 'path'>;
 }
 
 export interface NexusStats {
@@ -117,6 +122,7 @@ export class NexusDouble {
     wrongSizeDownloads: new Map(),
     brokenDownloads: new Set(),
     trickleMs: new Map(),
+    unreadableEntries: new Map(),
   };
   readonly stats: NexusStats = { downloads: new Map(), listingRequests: 0, foreignHits: 0 };
   private readonly repos = new Map<string, DoubleRepo>();
@@ -323,9 +329,10 @@ export class NexusDouble {
       const parts = a.path.split('/');
       formatKey.maven2 = parts.length >= 4 ? { groupId: parts.slice(0, -3).join('.'), artifactId: parts[parts.length - 3], version: parts[parts.length - 2], extension: a.path.split('.').pop() } : {};
     } else formatKey[repo.format] = {};
+    const unreadable = this.knobs.unreadableEntries.get(key);
     return {
       downloadUrl: `${host}/repository/${repo.name}/${a.path.split('/').map(encodeURIComponent).join('/')}`,
-      path: slash ? `/${a.path}` : a.path,
+      path: unreadable === 'path' ? 42 : slash ? `/${a.path}` : a.path,
       id: Buffer.from(`${repo.name}:${a.seq}`).toString('base64url'),
       repository: repo.name,
       format: repo.format,
@@ -333,7 +340,7 @@ export class NexusDouble {
       contentType: a.contentType,
       lastModified: a.lastModified,
       lastDownloaded: null,
-      uploader: a.uploader,
+      uploader: unreadable === 'field' ? 'x'.repeat(300) : a.uploader,
       uploaderIp: a.uploaderIp,
       fileSize: a.content.length,
       blobCreated: a.lastModified,
