@@ -1,7 +1,8 @@
 import { Hono, type Context } from 'hono';
 import { badRequest, conflict, decodeCursor, isString, page, pageLimit, readJson, readJsonObject, requireAdmin, type CoreContext, type TroveEnv } from '@trove/core';
 import type { MappingRow, SourceRow, SyncRepoRow, SyncRow } from './schema.js';
-import { FORMAT_OF, sourceProblem, type SourceService } from './sources.js';
+import { FORMAT_OF } from './mapping-plan.js';
+import { sourceProblem, type SourceService } from './sources.js';
 import type { MirrorSyncs } from './sync/syncs.js';
 
 const isInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
@@ -78,7 +79,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
       return c.json({ ...sourceJson(source), mirror_error: why, repos: mappedOnly(why) });
     }
     try {
-      const remote = await sources.remoteRepositories(source, AbortSignal.timeout(15_000));
+      const remote = await sources.remoteRepositories(source);
       const targets = new Map(mapped.map((m) => [m.sourceRepo, ctx.repos.byId(m.targetRepoId)?.name ?? '']));
       const repos = remote
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -106,7 +107,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
     const id = c.req.param('id');
     sources.get(id);
     const body = await readJson(c, ctx.settings.int('max_json_bytes'));
-    const mappings = await sources.setMappings(id, body, syncs.active(id) !== undefined);
+    const mappings = await sources.setMappings(id, body, () => syncs.active(id) !== undefined);
     return c.json({ items: mappings.map(mappingJson) });
   });
 
@@ -120,6 +121,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
   app.post('/mirror/sources/:id/cutover', (c) => {
     const source = sources.get(c.req.param('id'));
     if (source.state === 'cut_over') throw conflict(`source ${source.name} is already cut over`);
+    sources.assertNotRemapping(source);
     if (!sources.mappings(source.id).length) {
       sources.markCutOver(source.id);
       return c.json({ source: sourceJson(sources.get(source.id)) }, 202);

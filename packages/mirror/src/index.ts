@@ -21,6 +21,8 @@ export interface MirrorOptions {
   client?: NexusClientOptions;
   /** Turns `mirror.sync_interval` into the timer's period; tests shrink it (default: as set, at least 1m). */
   period?: (intervalMs: number) => number;
+  /** How long an admin request waits on the source before answering 502 (default 15 s; tests shorten it). */
+  answerWithinMs?: number;
 }
 
 export interface Mirror {
@@ -39,7 +41,7 @@ export interface Mirror {
  * mirroring source with mapped repositories and no sync running gets a scheduled sync.
  */
 export function createMirror(ctx: CoreContext, opts: MirrorOptions = {}): Mirror {
-  const sources = new SourceService(ctx, opts.client);
+  const sources = new SourceService(ctx, opts.client, opts.answerWithinMs);
   const syncs = new MirrorSyncs(ctx, sources, () => ctx.settings.int('mirror.concurrency'));
   let timer: NodeJS.Timeout | undefined;
   let unwatch: (() => void) | undefined;

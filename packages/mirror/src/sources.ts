@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt } from 'drizzle-orm';
-import { badGateway, badRequest, conflict, notFound, REPO_NAME, type CoreContext, type RepoRow } from '@trove/core';
+import { badGateway, badRequest, conflict, notFound, type CoreContext, type RepoRow } from '@trove/core';
 import { NexusClient, NexusError, normalizeBaseUrl, type NexusClientOptions, type NexusRepository } from './nexus/client.js';
+import { parseMappings, planMappings, type PlannedMapping } from './mapping-plan.js';
 import { mirrorItems, mirrorMappings, mirrorSources, type MappingRow, type SourceRow } from './schema.js';
-
-/** Source formats Trove mirrors, and the Trove format each becomes. */
-export const FORMAT_OF: Record<string, string> = { maven2: 'maven', apt: 'debian', raw: 'raw' };
 
 const SOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export interface MappingInput {
-  source_repo: string;
-  target: string;
-  create: boolean;
-}
+/** How long an admin request waits on the source (its connection check, its repository list) before answering 502. */
+export const ANSWER_WITHIN_MS = 15_000;
 
 /** A NexusError as the API's answer: refused credentials are the caller's 400, anything unreachable a 502. */
 export function sourceProblem(err: unknown): Error {
@@ -31,10 +26,33 @@ const passwordKey = (id: string) => `mirror.source.${id}.password`;
  * credentials is checked against the source before it is saved.
  */
 export class SourceService {
+  /** Sources whose mapping a request is changing: no sync, cut-over or delete starts meanwhile (see `setMappings`). */
+  private readonly remapping = new Set<string>();
+
   constructor(
     private readonly ctx: CoreContext,
     private readonly clientOptions: NexusClientOptions = {},
+    private readonly answerWithinMs = ANSWER_WITHIN_MS,
   ) {}
+
+  /** 409 while a request changes the source's mapping: a sync started meanwhile would fill targets being replaced. */
+  assertNotRemapping(source: SourceRow): void {
+    if (this.remapping.has(source.id)) throw conflict(`the mapping of ${source.name} is being changed; try again when that request has answered`);
+  }
+
+  /**
+   * Runs a request to the source under this service's deadline: an admin request answers within it
+   * (502 after), however the source stalls or retries.
+   */
+  async withDeadline<T>(request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = AbortSignal.timeout(this.answerWithinMs);
+    try {
+      return await request(deadline);
+    } catch (err) {
+      if (deadline.aborted) throw badGateway(`the source did not answer within ${this.answerWithinMs / 1000} s`);
+      throw sourceProblem(err);
+    }
+  }
 
   client(source: SourceRow): NexusClient {
     const password = this.ctx.secrets.open(passwordKey(source.id), source.passwordSealed);
@@ -69,6 +87,7 @@ export class SourceService {
   }
 
   async create(body: Record<string, unknown>): Promise<SourceRow> {
+    for (const k of Object.keys(body)) if (!['name', 'base_url', 'username', 'password'].includes(k)) throw badRequest(`unknown field ${k}; a source has name, base_url, username and password`);
     const { name, base_url, username, password } = body;
     if (typeof name !== 'string' || !SOURCE_NAME.test(name)) throw badRequest('name must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit');
     if (typeof base_url !== 'string') throw badRequest('base_url is required');
@@ -123,6 +142,7 @@ export class SourceService {
 
   delete(id: string): void {
     const source = this.get(id);
+    this.assertNotRemapping(source);
     if (source.state !== 'cut_over' && this.mappings(id).length) throw conflict(`source ${source.name} still mirrors repositories; map none (PUT .../repos []) or cut over first`);
     this.ctx.db.delete(mirrorSources).where(eq(mirrorSources.id, id)).run();
   }
@@ -136,66 +156,73 @@ export class SourceService {
     this.ctx.db.update(mirrorSources).set({ state: 'cut_over', cutOverAt: new Date(), updatedAt: new Date() }).where(eq(mirrorSources.id, id)).run();
   }
 
-  async remoteRepositories(source: SourceRow, signal?: AbortSignal): Promise<NexusRepository[]> {
-    try {
-      return await this.client(source).repositories(signal);
-    } catch (err) {
-      throw sourceProblem(err);
-    }
+  /** The source's repositories, within the deadline (502 after it, or when the source fails). */
+  remoteRepositories(source: SourceRow): Promise<NexusRepository[]> {
+    return this.withDeadline((signal) => this.client(source).repositories(signal));
   }
 
   /**
-   * Replaces the whole mapping. Every entry is checked against the source's repositories first
+   * Replaces the whole mapping. Every entry is checked first: against the source's repositories
    * (hosted and of a mirrored format; proxies and groups hold no content of their own) and against
-   * Trove's (format match, not mirrored by anyone else); only then are targets created and locked,
-   * and targets no longer mapped unlocked. Imported-file records of a changed mapping are dropped,
-   * so a new target is filled from scratch.
+   * Trove's (format match, the target's config, not mirrored by another source, even one cut over,
+   * whose history still names it). Only then are targets created and locked, the mapping written,
+   * and targets no longer mapped unlocked; a failure on the way puts the locks back as they were.
+   * Imported-file records of a changed mapping are dropped, so a new target is filled from scratch.
+   * While this runs, no sync of the source starts (`assertNotRemapping`): one would fill targets
+   * that are being replaced.
    */
-  async setMappings(id: string, body: unknown, running: boolean): Promise<MappingRow[]> {
+  async setMappings(id: string, body: unknown, running: () => boolean): Promise<MappingRow[]> {
     const source = this.get(id);
     if (source.state === 'cut_over') throw conflict(`source ${source.name} is cut over; it is read-only history`);
-    if (running) throw conflict(`a sync of ${source.name} is running; change the mapping when it ends`);
+    this.assertNotRemapping(source);
+    if (running()) throw conflict(`a sync of ${source.name} is running; change the mapping when it ends`);
     const entries = parseMappings(body);
-    const remote = new Map((await this.remoteRepositories(source)).map((r) => [r.name, r]));
-    const current = new Map(this.mappings(id).map((m) => [m.sourceRepo, m]));
-    const plan: { entry: MappingInput; remote: NexusRepository; format: string; existing?: RepoRow }[] = [];
-    for (const entry of entries) {
-      const r = remote.get(entry.source_repo);
-      if (!r) throw badRequest(`the source has no repository ${entry.source_repo}`);
-      if (r.type !== 'hosted') throw badRequest(`${r.name} is a ${r.type} repository: it holds no content of its own (map the hosted repositories behind it)`);
-      const format = FORMAT_OF[r.format];
-      if (!format) throw badRequest(`${r.name} has format ${r.format}; Trove mirrors maven2, apt and raw`);
-      if (!this.ctx.formats.get(format)) throw badRequest(`format ${format} is not registered on this server`);
-      const existing = this.ctx.repos.byName(entry.target);
-      if (entry.create && existing && current.get(entry.source_repo)?.targetRepoId !== existing.id) throw conflict(`repository ${entry.target} already exists; map it with create: false`);
-      if (!entry.create && !existing) throw badRequest(`repository ${entry.target} does not exist; set create: true to make it`);
-      if (existing && existing.format !== format) throw badRequest(`repository ${entry.target} has format ${existing.format}, ${r.name} needs ${format}`);
-      if (existing && existing.lockedBy && !existing.lockedBy.startsWith(`${source.name}/`)) throw conflict(`repository ${entry.target} is already mirrored from ${existing.lockedBy}`);
-      plan.push({ entry, remote: r, format, ...(existing ? { existing } : {}) });
+    this.remapping.add(id);
+    try {
+      const remote = new Map((await this.remoteRepositories(source)).map((r) => [r.name, r]));
+      const plan = planMappings(this.ctx, source, entries, remote);
+      return await this.applyMappings(source, plan);
+    } finally {
+      this.remapping.delete(id);
     }
-    const targetsNow = new Set<number>();
-    for (const p of plan) {
-      let repo = p.existing;
-      if (!repo) {
-        const config = p.format === 'debian' && p.remote.distribution ? { architectures: ['amd64', 'arm64'], distribution: p.remote.distribution } : {};
-        repo = await this.ctx.repos.create({ name: p.entry.target, format: p.format, config });
-      } else if (p.format === 'debian' && p.remote.distribution) {
-        const config = JSON.parse(repo.config) as Record<string, unknown>;
-        if (config.distribution !== p.remote.distribution) repo = await this.ctx.repos.update(repo.name, { config: { ...config, distribution: p.remote.distribution } });
+  }
+
+  private async applyMappings(source: SourceRow, plan: PlannedMapping[]): Promise<MappingRow[]> {
+    const id = source.id;
+    const current = this.mappings(id);
+    const locksBefore = new Map<string, string>();
+    const targets: RepoRow[] = [];
+    try {
+      for (const p of plan) {
+        let repo = p.existing;
+        if (!repo) repo = await this.ctx.repos.create({ name: p.entry.target, format: p.format, ...(p.config ? { config: p.config } : {}) });
+        else if (p.config) repo = await this.ctx.repos.update(repo.name, { config: p.config });
+        if (!locksBefore.has(repo.name)) locksBefore.set(repo.name, repo.lockedBy);
+        this.ctx.repos.setLock(repo.name, lockName(source, p.entry.source_repo));
+        targets.push(repo);
       }
-      targetsNow.add(repo.id);
-      this.ctx.repos.setLock(repo.name, lockName(source, p.entry.source_repo));
-      p.existing = repo;
+      this.ctx.db.transaction((tx) => {
+        for (const m of current) {
+          const kept = plan.some((p, i) => p.entry.source_repo === m.sourceRepo && targets[i]!.id === m.targetRepoId);
+          if (!kept) tx.delete(mirrorItems).where(and(eq(mirrorItems.sourceId, id), eq(mirrorItems.sourceRepo, m.sourceRepo))).run();
+        }
+        tx.delete(mirrorMappings).where(eq(mirrorMappings.sourceId, id)).run();
+        plan.forEach((p, i) => tx.insert(mirrorMappings).values({ sourceId: id, sourceRepo: p.entry.source_repo, sourceFormat: p.remote.format, targetRepoId: targets[i]!.id }).run());
+      });
+    } catch (err) {
+      // Checked above, so this is the unforeseen (a full disk, a repository made meanwhile): leave no lock
+      // that no mapping explains. A repository made here stays, empty and unlocked (core deletes none).
+      for (const [name, lockedBy] of locksBefore) {
+        try {
+          this.ctx.repos.setLock(name, lockedBy);
+        } catch (undoErr) {
+          this.ctx.log.warn({ err: undoErr, repo: name }, 'mirror: could not put a lock back after a failed mapping change');
+        }
+      }
+      throw err;
     }
-    this.ctx.db.transaction((tx) => {
-      for (const m of current.values()) {
-        const kept = plan.find((p) => p.entry.source_repo === m.sourceRepo && p.existing!.id === m.targetRepoId);
-        if (!kept) tx.delete(mirrorItems).where(and(eq(mirrorItems.sourceId, id), eq(mirrorItems.sourceRepo, m.sourceRepo))).run();
-      }
-      tx.delete(mirrorMappings).where(eq(mirrorMappings.sourceId, id)).run();
-      for (const p of plan) tx.insert(mirrorMappings).values({ sourceId: id, sourceRepo: p.entry.source_repo, sourceFormat: p.remote.format, targetRepoId: p.existing!.id }).run();
-    });
-    for (const m of current.values()) {
+    const targetsNow = new Set(targets.map((t) => t.id));
+    for (const m of current) {
       if (targetsNow.has(m.targetRepoId)) continue;
       const repo = this.ctx.repos.byId(m.targetRepoId);
       if (repo?.lockedBy.startsWith(`${source.name}/`)) this.ctx.repos.setLock(repo.name, '');
@@ -203,33 +230,10 @@ export class SourceService {
     return this.mappings(id);
   }
 
-  private async check(baseUrl: string, username: string, password: string): Promise<void> {
-    try {
-      await new NexusClient({ baseUrl, username, password }, { ...this.clientOptions, retries: 0 }).check();
-    } catch (err) {
-      throw sourceProblem(err);
-    }
+  private check(baseUrl: string, username: string, password: string): Promise<void> {
+    return this.withDeadline((signal) => new NexusClient({ baseUrl, username, password }, { ...this.clientOptions, retries: 0 }).check(signal));
   }
 }
 
 /** `locked_by` of a mirrored repository: which source repository fills it. */
 export const lockName = (source: SourceRow, sourceRepo: string) => `${source.name}/${sourceRepo}`;
-
-function parseMappings(body: unknown): MappingInput[] {
-  if (!Array.isArray(body)) throw badRequest('body must be an array of {source_repo, target, create}');
-  if (body.length > 1000) throw badRequest('at most 1000 mappings');
-  const sources = new Set<string>();
-  const targets = new Set<string>();
-  return body.map((e, i) => {
-    if (!e || typeof e !== 'object' || Array.isArray(e)) throw badRequest(`entry ${i} must be an object`);
-    const { source_repo, target, create } = e as Record<string, unknown>;
-    if (typeof source_repo !== 'string' || !source_repo || source_repo.length > 200) throw badRequest(`entry ${i}: source_repo is required`);
-    if (typeof target !== 'string' || !REPO_NAME.test(target)) throw badRequest(`entry ${i}: target must be a valid repository name`);
-    if (create !== undefined && typeof create !== 'boolean') throw badRequest(`entry ${i}: create must be a boolean`);
-    if (sources.has(source_repo)) throw badRequest(`${source_repo} is mapped twice`);
-    if (targets.has(target)) throw badRequest(`${target} is the target of two source repositories`);
-    sources.add(source_repo);
-    targets.add(target);
-    return { source_repo, target, create: create === true };
-  });
-}

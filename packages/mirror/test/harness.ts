@@ -36,6 +36,15 @@ export const testRawFormat = defineFormat({
   },
 });
 
+/** A stand-in `debian` format: only its config rules matter here (an apt source's distribution must pass them). */
+export const testDebianFormat = defineFormat({
+  name: 'debian',
+  title: 'Debian (test)',
+  defaultConfig: { distribution: 'stable', architectures: ['amd64'] },
+  configSchema: z.object({ distribution: z.string().regex(/^[a-z0-9][a-z0-9.+-]{0,63}$/), architectures: z.array(z.string()).min(1) }).strict(),
+  create: () => ({ routes: new Hono<TroveEnv>() }),
+});
+
 export interface Rig {
   nexus: NexusDouble;
   trove: TestServer;
@@ -55,7 +64,7 @@ export async function startRig(opts: { mirror?: MirrorOptions; nexus?: NexusDoub
   const dataDir = mkdtempSync(join(tmpdir(), 'trove-mirror-'));
   const boot = async () => {
     const trove = await startTestServer({
-      modules: [mirrorModule({ client: { backoffMs: 5, timeoutMs: 2_000 }, ...opts.mirror }), testRawFormat],
+      modules: [mirrorModule({ client: { backoffMs: 5, timeoutMs: 2_000 }, ...opts.mirror }), testRawFormat, testDebianFormat],
       dataDir,
       masterKey,
       setup: (ctx: CoreContext) => {

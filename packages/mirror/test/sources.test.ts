@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRig, type Rig } from './harness.js';
+import { startRig, waitSync, type Rig } from './harness.js';
 
 let rig: Rig;
 beforeEach(async () => {
@@ -34,6 +34,7 @@ describe('mirror sources API', () => {
     expect(down.body.error).toMatch(/unreachable/);
     expect((await rig.api('POST', '/mirror/sources', source({ base_url: 'ftp://x' }))).status).toBe(400);
     expect((await rig.api('POST', '/mirror/sources', source({ name: '../x' }))).status).toBe(400);
+    expect(await rig.api('POST', '/mirror/sources', source({ pasword: 'typo' }))).toMatchObject({ status: 400, body: { error: expect.stringMatching(/unknown field pasword/) } });
 
     const created = await rig.api('POST', '/mirror/sources', source());
     expect(created.status).toBe(201);
@@ -91,6 +92,7 @@ describe('mirror sources API', () => {
     expect((await put([{ source_repo: 'nope', target: 'c', create: true }])).status).toBe(400);
     expect((await put([{ source_repo: 'files', target: 'files' }])).status).toBe(400); // does not exist, no create
     expect((await put({})).status).toBe(400);
+    expect(await put([{ source_repo: 'files', target: 'files', create: true, targte: 'x' }])).toMatchObject({ status: 400, body: { error: 'entry 0: unknown field targte; an entry has source_repo, target and create' } });
     expect(rig.trove.ctx.repos.byName('c')).toBeUndefined();
 
     const mapped = await put([{ source_repo: 'files', target: 'files', create: true }]);
@@ -106,5 +108,75 @@ describe('mirror sources API', () => {
     expect((await rig.api('GET', '/repos/files')).body.locked_by).toBe('');
     expect((await rig.api('DELETE', `/mirror/sources/${s.id}`)).status).toBe(204);
     expect((await rig.api('GET', `/mirror/sources/${s.id}`)).status).toBe(404);
+  });
+
+  it('answers within its deadline when the source holds requests open', async () => {
+    await rig.close();
+    rig = await startRig({ mirror: { client: { backoffMs: 5, timeoutMs: 60_000 }, answerWithinMs: 400 } });
+    rig.nexus.addRepo('files', 'raw');
+    const hole = createServer(() => {}); // accepts connections, never answers
+    await new Promise<void>((r) => hole.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (hole.address() as { port: number }).port;
+      let t0 = Date.now();
+      const create = await rig.api('POST', '/mirror/sources', source({ base_url: `http://127.0.0.1:${port}` }));
+      expect(create).toMatchObject({ status: 502, body: { error: 'the source did not answer within 0.4 s' } });
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      const { body: s } = await rig.api('POST', '/mirror/sources', source());
+      rig.nexus.knobs.slowRest.set('/service/rest/v1/repositories', Infinity);
+      t0 = Date.now();
+      expect(await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }])).toMatchObject({ status: 502, body: { error: expect.stringMatching(/did not answer within/) } });
+      expect(await rig.api('GET', `/mirror/sources/${s.id}`)).toMatchObject({ status: 200, body: { mirror_error: expect.stringMatching(/did not answer within/) } });
+      expect(Date.now() - t0).toBeLessThan(5_000);
+    } finally {
+      hole.close();
+    }
+  });
+
+  it('starts no sync, cut-over or second change while a mapping change waits on the source', async () => {
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    const put = (body: unknown) => rig.api('PUT', `/mirror/sources/${s.id}/repos`, body);
+    expect((await put([{ source_repo: 'files', target: 'old', create: true }])).status).toBe(200);
+    rig.nexus.knobs.slowRest.set('/service/rest/v1/repositories', 500);
+    const changing = put([{ source_repo: 'files', target: 'new', create: true }]);
+    await new Promise((r) => setTimeout(r, 150));
+    const busy = { status: 409, body: { error: expect.stringMatching(/mapping of nexus is being changed/) } };
+    expect(await rig.api('POST', `/mirror/sources/${s.id}/sync`)).toMatchObject(busy);
+    expect(await rig.api('POST', `/mirror/sources/${s.id}/cutover`)).toMatchObject(busy);
+    expect(await rig.api('DELETE', `/mirror/sources/${s.id}`)).toMatchObject(busy);
+    expect(await put([])).toMatchObject(busy);
+    expect(await changing).toMatchObject({ status: 200, body: { items: [{ source_repo: 'files', target: 'new' }] } });
+    expect((await rig.api('GET', '/repos/old')).body.locked_by).toBe('');
+    rig.nexus.knobs.slowRest.clear();
+    const started = await rig.api('POST', `/mirror/sources/${s.id}/sync`);
+    expect(started.status).toBe(202);
+    expect(await waitSync(rig, started.body.id)).toMatchObject({ state: 'done', repos: [{ target: 'new' }] });
+  });
+
+  it('refuses a target that holds the history of a cut-over source, and leaves it unlocked', async () => {
+    rig.nexus.put('files', 'a', '1');
+    const { body: first } = await rig.api('POST', '/mirror/sources', source({ name: 'first' }));
+    expect((await rig.api('PUT', `/mirror/sources/${first.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }])).status).toBe(200);
+    const cut = await rig.api('POST', `/mirror/sources/${first.id}/cutover`);
+    expect(await waitSync(rig, cut.body.sync.id)).toMatchObject({ state: 'done' });
+    const { body: second } = await rig.api('POST', '/mirror/sources', source({ name: 'second' }));
+    const put = await rig.api('PUT', `/mirror/sources/${second.id}/repos`, [{ source_repo: 'files', target: 'files', create: false }]);
+    expect(put).toMatchObject({ status: 409, body: { error: expect.stringMatching(/keeps the history of source first, which is cut over; delete that source/) } });
+    expect((await rig.api('GET', '/repos/files')).body.locked_by).toBe('');
+    expect((await rig.api('DELETE', `/mirror/sources/${first.id}`)).status).toBe(204);
+    expect((await rig.api('PUT', `/mirror/sources/${second.id}/repos`, [{ source_repo: 'files', target: 'files', create: false }])).status).toBe(200);
+  });
+
+  it('changes nothing when one entry of a mapping cannot be applied', async () => {
+    rig.nexus.addRepo('apt-bad', 'apt', 'hosted', { distribution: 'focal/updates' });
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    const put = await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [
+      { source_repo: 'files', target: 'files', create: true },
+      { source_repo: 'apt-bad', target: 'apt', create: true },
+    ]);
+    expect(put).toMatchObject({ status: 400, body: { error: expect.stringMatching(/invalid config for format debian: distribution/) } });
+    expect((await rig.api('GET', '/repos/files')).status).toBe(404);
+    expect((await rig.api('GET', `/mirror/sources/${s.id}`)).body.mapping).toEqual([]);
+    expect((await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }])).status).toBe(200);
   });
 });

@@ -89,6 +89,11 @@ export class RepoService {
     this.listeners.push(fn);
   }
 
+  /** The config a repository of `format` would get from `config` (defaults when empty); 400 when the format refuses it. */
+  validateConfig(format: string, config: unknown): Record<string, unknown> {
+    return this.checkConfig(format, config);
+  }
+
   private checkConfig(format: string, config: unknown): Record<string, unknown> {
     const def = this.configOf(format);
     if (!def) throw badRequest(`unknown format ${format}; registered: ${this.formatNames().join(', ')}`);

@@ -50,6 +50,7 @@ export class MirrorSyncs {
 
   /** Records a `running` sync and starts its job; 409 while one runs for the source. */
   start(sourceId: string, trigger: SyncTrigger): SyncRow {
+    this.sources.assertNotRemapping(this.sources.get(sourceId));
     const key = syncJobKey(sourceId);
     if (this.ctx.jobs.active(key)) throw conflict('a sync of this source is already running');
     const row = this.ctx.db.insert(mirrorSyncs).values({ sourceId, trigger, state: 'running', startedAt: new Date() }).returning().get();

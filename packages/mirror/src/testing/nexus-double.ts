@@ -79,6 +79,8 @@ export interface NexusKnobs {
    * uploader name of 300 characters) but keeps the path, `path` spoils the path itself.
    */
   unreadableEntries: Map<string, 'field' | 'path'>;
+  /** REST paths (`/service/rest/v1/...`) answered only after this many milliseconds; Infinity: never answered. */
+  slowRest: Map<string, number>;
 }
 
 export interface NexusStats {
@@ -123,6 +125,7 @@ export class NexusDouble {
     brokenDownloads: new Set(),
     trickleMs: new Map(),
     unreadableEntries: new Map(),
+    slowRest: new Map(),
   };
   readonly stats: NexusStats = { downloads: new Map(), listingRequests: 0, foreignHits: 0 };
   private readonly repos = new Map<string, DoubleRepo>();
@@ -237,6 +240,9 @@ export class NexusDouble {
       return;
     }
     const p = url.pathname;
+    const slow = this.knobs.slowRest.get(p);
+    if (slow === Infinity) return; // held open: a source that stopped answering
+    if (slow !== undefined) await new Promise((r) => setTimeout(r, slow));
     if (p.startsWith('/service/rest/v1/') && this.knobs.down) return void json(503, { message: 'unavailable' });
     if (p === '/service/rest/v1/status') return void res.writeHead(200).end();
     if (p === '/service/rest/v1/repositories') return void json(200, [...this.repos.values()].map((r) => this.repoJson(r)));
