@@ -231,7 +231,15 @@ export class SourceService {
   }
 
   private check(baseUrl: string, username: string, password: string): Promise<void> {
-    return this.withDeadline((signal) => new NexusClient({ baseUrl, username, password }, { ...this.clientOptions, retries: 0 }).check(signal));
+    return this.withDeadline(async (signal) => {
+      try {
+        await new NexusClient({ baseUrl, username, password }, { ...this.clientOptions, retries: 0 }).check(signal);
+      } catch (err) {
+        // Something answers there, but not Nexus's REST API: most often a missing or extra context path.
+        if (err instanceof NexusError && err.kind === 'status' && err.status === 404) throw badRequest(`base_url has no Nexus REST API (404 for ${baseUrl}/service/rest/v1/status); check the address and its context path`);
+        throw err;
+      }
+    });
   }
 }
 

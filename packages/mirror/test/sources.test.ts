@@ -33,6 +33,7 @@ describe('mirror sources API', () => {
     expect(down.status).toBe(502);
     expect(down.body.error).toMatch(/unreachable/);
     expect((await rig.api('POST', '/mirror/sources', source({ base_url: 'ftp://x' }))).status).toBe(400);
+    expect(await rig.api('POST', '/mirror/sources', source({ base_url: `${rig.nexus.url}/nexus` }))).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^base_url has no Nexus REST API \(404 for .*\/nexus\/service\/rest\/v1\/status\)/) } });
     expect((await rig.api('POST', '/mirror/sources', source({ name: '../x' }))).status).toBe(400);
     expect(await rig.api('POST', '/mirror/sources', source({ pasword: 'typo' }))).toMatchObject({ status: 400, body: { error: expect.stringMatching(/unknown field pasword/) } });
 
