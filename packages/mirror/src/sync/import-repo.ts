@@ -210,7 +210,13 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       fail('(deletions)', `not done: ${pathless} listing entries had no usable path, so a file missing from the listing may still be at the source`);
       return;
     }
+    let removed = 0;
     for await (const { path, targetPath } of listing.gone()) {
+      // A source that deleted much would otherwise hold the event loop (and every other request) for the whole phase.
+      if (++removed % 100 === 0) {
+        await new Promise((r) => setImmediate(r));
+        signal.throwIfAborted();
+      }
       if (targetPath) await removeImported(ctx, { repo: target, path: targetPath });
       db.delete(mirrorItems).where(and(eq(mirrorItems.sourceId, sourceId), eq(mirrorItems.sourceRepo, sourceRepo), eq(mirrorItems.path, path))).run();
       counters.deleted++;
