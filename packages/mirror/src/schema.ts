@@ -51,7 +51,8 @@ export const mirrorItems = sqliteTable(
     /** '' when the format skipped the file on purpose (Debian's dists/): nothing to delete later. */
     targetPath: text('target_path').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.sourceId, t.sourceRepo, t.path] })],
+  // By target path too: Debian files two source paths with the same package under one pool path, which goes only with the last of them.
+  (t) => [primaryKey({ columns: [t.sourceId, t.sourceRepo, t.path] }), index('mirror_items_target').on(t.sourceId, t.sourceRepo, t.targetPath)],
 );
 
 export type SyncState = 'running' | 'done' | 'failed' | 'cancelled';

@@ -9,13 +9,14 @@ import { NexusDouble } from '../src/testing/nexus-double.js';
 export { basic };
 
 /**
- * A stand-in `raw` format for the package's own tests (the mirror may not depend on format
- * packages; tests with the real formats and real clients live in apps/server/test/mirror*).
+ * Stand-in `raw` and `maven` formats for the package's own tests (the mirror may not depend on
+ * format packages; tests with the real formats and real clients live in apps/server/test/mirror*).
  * Reads serve the asset; writes go through the access rules, so the mirror's fence shows.
  */
-export const testRawFormat = defineFormat({
-  name: 'raw',
-  title: 'Raw (test)',
+const storedFormat = (name: string) =>
+  defineFormat({
+  name,
+  title: `${name} (test)`,
   defaultConfig: {},
   configSchema: z.object({}).strict(),
   create(ctx) {
@@ -35,14 +36,41 @@ export const testRawFormat = defineFormat({
     return { routes: app };
   },
 });
+export const testRawFormat = storedFormat('raw');
+export const testMavenFormat = storedFormat('maven');
 
-/** A stand-in `debian` format: only its config rules matter here (an apt source's distribution must pass them). */
+/**
+ * A stand-in `debian` format with what the mirror relies on: config rules (an apt source's
+ * distribution must pass them) and an import that, like the real one, files a package under a
+ * path of its own choosing, so equal bytes at two source paths become one file (`pool/<sha256>.deb`).
+ */
+export const debianDouble = { /** A slow store: each removal waits this long. */ removalDelayMs: 0 };
 export const testDebianFormat = defineFormat({
   name: 'debian',
   title: 'Debian (test)',
   defaultConfig: { distribution: 'stable', architectures: ['amd64'] },
   configSchema: z.object({ distribution: z.string().regex(/^[a-z0-9][a-z0-9.+-]{0,63}$/), architectures: z.array(z.string()).min(1) }).strict(),
-  create: () => ({ routes: new Hono<TroveEnv>() }),
+  create(ctx) {
+    const app = new Hono<TroveEnv>();
+    app.get('/:repo/*', async (c) => {
+      const { repo, path } = ctx.open(c, 'read');
+      const asset = ctx.assets.get(repo, path);
+      if (!asset) throw notFound(`${path} not found`);
+      return serveAsset(c, ctx.blobs, asset, {});
+    });
+    return {
+      routes: app,
+      async importAsset({ repo, file, contentType, uploader }) {
+        const path = `pool/${file.hashes.sha256}.deb`;
+        const { status } = await ctx.assets.commit({ repo, path, file, contentType, uploader, onExisting: 'conflict' });
+        return { status, path };
+      },
+      async removeImported({ repo, path }) {
+        if (debianDouble.removalDelayMs) await new Promise((r) => setTimeout(r, debianDouble.removalDelayMs));
+        return ctx.assets.delete(repo, path);
+      },
+    };
+  },
 });
 
 export interface Rig {
@@ -64,7 +92,7 @@ export async function startRig(opts: { mirror?: MirrorOptions; nexus?: NexusDoub
   const dataDir = mkdtempSync(join(tmpdir(), 'trove-mirror-'));
   const boot = async () => {
     const trove = await startTestServer({
-      modules: [mirrorModule({ client: { backoffMs: 5, timeoutMs: 2_000 }, ...opts.mirror }), testRawFormat, testDebianFormat],
+      modules: [mirrorModule({ client: { backoffMs: 5, timeoutMs: 2_000 }, ...opts.mirror }), testRawFormat, testMavenFormat, testDebianFormat],
       dataDir,
       masterKey,
       setup: (ctx: CoreContext) => {

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { basic, eventually, startRig, waitSync, type Rig } from './harness.js';
+import { basic, debianDouble, eventually, startRig, waitSync, type Rig } from './harness.js';
 
 let rig: Rig;
-afterEach(() => rig?.close());
+afterEach(() => {
+  debianDouble.removalDelayMs = 0;
+  return rig?.close();
+});
 
 async function mirrored(files: Record<string, string>, opts: Parameters<typeof startRig>[0] = {}) {
   rig = await startRig(opts);
@@ -113,23 +116,101 @@ describe('mirror sync', () => {
     expect(failures.body).toMatchObject({ items: [{ source_repo: 'files', path: 'bad', reason: expect.stringMatching(/checksum mismatch: the source declares sha1/) }], next: '' });
   });
 
-  it('verifies what older blobs declare (sha1 and md5 only), and checks side files against the file they describe', async () => {
+  it('verifies what older blobs declare (sha1 and md5 only), and checks Maven side files against the file they describe', async () => {
     rig = await startRig();
-    rig.nexus.addRepo('files', 'raw');
-    rig.nexus.put('files', 'old.bin', 'from 2015', { legacyChecksums: true });
-    rig.nexus.put('files', 'lib.jar.sha1', createHash('sha1').update('jar bytes').digest('hex')); // listed before its file
-    rig.nexus.put('files', 'lib.jar', 'jar bytes');
-    rig.nexus.put('files', 'other.jar', 'other');
-    rig.nexus.put('files', 'other.jar.md5', '00000000000000000000000000000000  other.jar');
+    rig.nexus.addRepo('releases', 'maven2').addRepo('files', 'raw');
+    const wrongMd5 = '00000000000000000000000000000000  other.jar';
+    rig.nexus.put('releases', 'old.bin', 'from 2015', { legacyChecksums: true });
+    rig.nexus.put('releases', 'lib.jar.sha1', createHash('sha1').update('jar bytes').digest('hex')); // listed before its file
+    rig.nexus.put('releases', 'lib.jar', 'jar bytes');
+    rig.nexus.put('releases', 'other.jar', 'other');
+    rig.nexus.put('releases', 'other.jar.md5', wrongMd5);
+    // In a raw repository a .md5 is a file like any other.
+    rig.nexus.put('files', 'other.jar', 'other').put('files', 'other.jar.md5', wrongMd5);
     const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
-    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }]);
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [
+      { source_repo: 'releases', target: 'releases', create: true },
+      { source_repo: 'files', target: 'files', create: true },
+    ]);
     const done = await sync(s.id);
-    expect(done.repos[0]).toMatchObject({ listed: 5, fetched: 4, failed: 1 });
-    expect(await read('old.bin')).toEqual({ status: 200, text: 'from 2015' });
-    expect((await read('lib.jar.sha1')).status).toBe(200);
-    expect((await read('other.jar.md5')).status).toBe(404);
+    expect(done.repos).toMatchObject([
+      { source_repo: 'files', listed: 2, fetched: 2, failed: 0 },
+      { source_repo: 'releases', listed: 5, fetched: 4, failed: 1 },
+    ]);
+    const maven = (path: string) => fetch(`${rig.trove.url}/maven/releases/${path}`, { headers: { Authorization: basic('admin') } }).then((r) => r.status);
+    expect(await maven('old.bin')).toBe(200);
+    expect(await maven('lib.jar.sha1')).toBe(200);
+    expect(await maven('other.jar.md5')).toBe(404);
+    expect(await read('other.jar.md5')).toEqual({ status: 200, text: wrongMd5 });
     const page1 = await rig.api('GET', `/mirror/syncs/${done.id}/failures?limit=1`);
     expect(page1.body).toMatchObject({ items: [{ path: 'other.jar.md5', reason: expect.stringMatching(/side file disagrees with other.jar/) }], next: '' });
+  });
+
+  it('imports Maven metadata only once the files it names are in', async () => {
+    rig = await startRig();
+    rig.nexus.addRepo('releases', 'maven2');
+    const dir = 'org/acme/w/1.0-SNAPSHOT';
+    const jar = `${dir}/w-1.0-20261124.120000-1.jar`;
+    rig.nexus.put('releases', jar, Buffer.alloc(256 * 1024, 1));
+    rig.nexus.put('releases', `${dir}/maven-metadata.xml`, `<metadata><versioning><snapshotVersions><snapshotVersion><value>1.0-20261124.120000-1</value></snapshotVersion></snapshotVersions></versioning></metadata>`);
+    rig.nexus.knobs.trickleMs.set(`releases/${jar}`, 20); // the jar takes about 300 ms, the metadata none
+    const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'releases', target: 'releases', create: true }]);
+    const status = (path: string) => fetch(`${rig.trove.url}/maven/releases/${path}`, { headers: { Authorization: basic('admin') } }).then((r) => r.status);
+    const started = await rig.api('POST', `/mirror/sources/${s.id}/sync`);
+    let metadataBeforeJar = 0;
+    let polls = 0;
+    for (;;) {
+      const [meta, file] = [await status(`${dir}/maven-metadata.xml`), await status(jar)];
+      polls++;
+      if (meta === 200 && file !== 200) metadataBeforeJar++;
+      if (meta === 200 && file === 200) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(polls).toBeGreaterThan(5); // the sync was watched while it ran
+    expect(metadataBeforeJar).toBe(0);
+    expect(await waitSync(rig, started.body.id)).toMatchObject({ state: 'done', repos: [{ fetched: 2, failed: 0 }] });
+  });
+
+  it('keeps a file two source paths land in until the last of them is gone', async () => {
+    rig = await startRig();
+    rig.nexus.addRepo('apt', 'apt', 'hosted', { distribution: 'bookworm' });
+    const deb = 'the same package bytes';
+    const pool = `pool/${createHash('sha256').update(deb).digest('hex')}.deb`;
+    rig.nexus.put('apt', 'greet-1.0.deb', deb).put('apt', 'copy/greet-1.0.deb', deb);
+    const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'apt', target: 'apt', create: true }]);
+    const status = () => fetch(`${rig.trove.url}/debian/apt/${pool}`, { headers: { Authorization: basic('admin') } }).then((r) => r.status);
+    expect(await sync(s.id)).toMatchObject({ state: 'done', repos: [{ fetched: 2, failed: 0 }] });
+    expect(await status()).toBe(200);
+    // Renamed at the source: the new name is imported (identical), the old one goes, the file stays.
+    rig.nexus.remove('apt', 'greet-1.0.deb');
+    rig.nexus.put('apt', 'greet_1.0_amd64.deb', deb);
+    expect(await sync(s.id)).toMatchObject({ repos: [{ fetched: 1, deleted: 1, failed: 0 }] });
+    expect(await status()).toBe(200);
+    rig.nexus.remove('apt', 'copy/greet-1.0.deb');
+    expect(await sync(s.id)).toMatchObject({ repos: [{ deleted: 1 }] });
+    expect(await status()).toBe(200);
+    rig.nexus.remove('apt', 'greet_1.0_amd64.deb');
+    expect(await sync(s.id)).toMatchObject({ repos: [{ deleted: 1 }] });
+    expect(await status()).toBe(404);
+  });
+
+  it('does not cut over when the cut-over sync is cancelled during its deletions', async () => {
+    rig = await startRig();
+    rig.nexus.addRepo('apt', 'apt', 'hosted', { distribution: 'bookworm' });
+    for (let i = 0; i < 60; i++) rig.nexus.put('apt', `p${i}.deb`, `package ${i}`);
+    const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'apt', target: 'apt', create: true }]);
+    await sync(s.id);
+    for (let i = 1; i < 60; i++) rig.nexus.remove('apt', `p${i}.deb`);
+    debianDouble.removalDelayMs = 25; // 59 removals: about 1.5 s
+    const cut = await rig.api('POST', `/mirror/sources/${s.id}/cutover`);
+    await eventually(async () => (await rig.api('GET', `/mirror/syncs/${cut.body.sync.id}`)).body.repos[0]?.deleted > 5);
+    expect(await rig.api('DELETE', `/mirror/syncs/${cut.body.sync.id}`)).toMatchObject({ status: 200, body: { state: 'cancelled' } });
+    expect(await waitSync(rig, cut.body.sync.id)).toMatchObject({ state: 'cancelled' });
+    expect((await rig.api('GET', `/mirror/sources/${s.id}`)).body.state).toBe('mirroring');
+    expect((await rig.api('GET', '/repos/apt')).body.locked_by).toBe('nexus/apt');
   });
 
   it('refuses and reports a downloadUrl on another port without fetching it', async () => {

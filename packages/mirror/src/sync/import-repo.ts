@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import { readFile } from 'node:fs/promises';
 import { importAsset, isTroveError, removeImported, type CoreContext, type RepoRow } from '@trove/core';
 import type { SpooledFile } from '@trove/blobstore';
@@ -31,6 +31,8 @@ export interface ImportRepoInput {
 }
 
 const SIDE_FILE = /\.(sha1|sha256|sha512|md5)$/;
+/** Maven metadata names versions and snapshot builds: it may only appear once what it names is there. */
+const MAVEN_METADATA = /(^|\/)maven-metadata\.xml$/;
 
 /** The rules format routes apply to request paths (core's parseRepoPath), for paths a source hands us. */
 function unsafePath(path: string): boolean {
@@ -54,7 +56,10 @@ const MIME = /^[\w.+-]+\/[\w.+-]+(;.{0,100})?$/;
 export async function importRepo(input: ImportRepoInput): Promise<void> {
   const { ctx, client, syncId, sourceId, sourceRepo, target, signal, counters } = input;
   const db = ctx.db;
-  const listing = repoListing(db, { sourceId, sourceRepo, syncId, isSideFile: (path) => SIDE_FILE.test(path) });
+  // Checksum side files and metadata have Maven's meaning only in a Maven repository; raw files land as they are.
+  const maven = target.format === 'maven';
+  const isSideFile = (path: string) => maven && SIDE_FILE.test(path);
+  const listing = repoListing(db, { sourceId, sourceRepo, syncId, isSideFile, isDeferred: (path) => maven && MAVEN_METADATA.test(path) });
   listing.clear(); // a resumed run lists again from the start
   const inflight = new Set<Promise<void>>();
   const commits = new Set<Promise<void>>();
@@ -74,6 +79,22 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   };
   const timer = setInterval(flush, 500);
   timer.unref();
+
+  /**
+   * Removes a file from the target unless another source path still lands there: Debian files every
+   * copy of a package under one pool path, so a package renamed or duplicated at the source must
+   * stay while any of its source paths does.
+   */
+  const sharedWith = db
+    .select({ path: mirrorItems.path })
+    .from(mirrorItems)
+    .where(and(eq(mirrorItems.sourceId, sourceId), eq(mirrorItems.sourceRepo, sourceRepo), eq(mirrorItems.targetPath, sql.placeholder('targetPath')), ne(mirrorItems.path, sql.placeholder('path'))))
+    .limit(1)
+    .prepare();
+  const removeUnlessShared = async (targetPath: string, path: string) => {
+    recordImports(); // imports of this tick may be the ones sharing it
+    if (!sharedWith.get({ targetPath, path })) await removeImported(ctx, { repo: target, path: targetPath });
+  };
 
   const fail = (path: string, reason: string) => {
     counters.failed++;
@@ -123,7 +144,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       const size = file.size;
       const result = await importAsset(ctx, { repo: target, path, file, contentType, uploader: asset.uploader ?? '' });
       const targetPath = result.status === 'skipped' ? '' : result.path;
-      if (before?.targetPath && before.targetPath !== targetPath) await removeImported(ctx, { repo: target, path: before.targetPath });
+      if (before?.targetPath && before.targetPath !== targetPath) await removeUnlessShared(before.targetPath, path);
       record({ path, sha1: asset.checksum.sha1!, targetPath });
       counters.fetched++;
       counters.bytes += size;
@@ -197,9 +218,13 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       }
       signal.throwIfAborted();
     }
+    // Metadata and side files go in only once every file they could name has committed: a reader
+    // resolving a snapshot or a version through the metadata never meets a file that is not there yet.
+    await Promise.all(inflight);
+    await Promise.all(commits);
     for await (const { asset, before } of listing.deferred()) {
       signal.throwIfAborted();
-      await schedule(() => fetchOne(asset, before, (file) => checkSideFile(asset.path, file, listing)));
+      await schedule(() => fetchOne(asset, before, isSideFile(asset.path) ? (file) => checkSideFile(asset.path, file, listing) : undefined));
     }
     await Promise.all(inflight);
     await Promise.all(commits);
@@ -212,12 +237,10 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     }
     let removed = 0;
     for await (const { path, targetPath } of listing.gone()) {
+      signal.throwIfAborted();
       // A source that deleted much would otherwise hold the event loop (and every other request) for the whole phase.
-      if (++removed % 100 === 0) {
-        await new Promise((r) => setImmediate(r));
-        signal.throwIfAborted();
-      }
-      if (targetPath) await removeImported(ctx, { repo: target, path: targetPath });
+      if (++removed % 100 === 0) await new Promise((r) => setImmediate(r));
+      if (targetPath) await removeUnlessShared(targetPath, path);
       db.delete(mirrorItems).where(and(eq(mirrorItems.sourceId, sourceId), eq(mirrorItems.sourceRepo, sourceRepo), eq(mirrorItems.path, path))).run();
       counters.deleted++;
     }

@@ -21,7 +21,7 @@ const BATCH = 500;
  * the earlier imports in `mirror_items`, read a path at a time: what a sync holds in memory stays the
  * same whatever the repository's size.
  */
-export function repoListing(db: Db, opts: { sourceId: string; sourceRepo: string; syncId: number; isSideFile: (path: string) => boolean }) {
+export function repoListing(db: Db, opts: { sourceId: string; sourceRepo: string; syncId: number; isSideFile: (path: string) => boolean; isDeferred: (path: string) => boolean }) {
   const { sourceId, sourceRepo, syncId } = opts;
   const p = (name: string) => sql.placeholder(name);
   const importedAt = db
@@ -51,7 +51,7 @@ export function repoListing(db: Db, opts: { sourceId: string; sourceRepo: string
     /**
      * Records a page in one transaction and says what to do with each file listed for the first time
      * in this run (a path listed again is left out): skip it when its sha1 is what an earlier sync
-     * imported, defer it when it is a side file (fetched by `deferred()` once the listing is complete),
+     * imported, defer it when it is a side file or `isDeferred` says so (fetched by `deferred()` once the listing is complete),
      * fetch it otherwise.
      */
     add(items: readonly NexusAsset[]): ListedEntry[] {
@@ -61,7 +61,7 @@ export function repoListing(db: Db, opts: { sourceId: string; sourceRepo: string
           const before = importedAt.get({ path: asset.path });
           const unchanged = !!asset.checksum.sha1 && before?.sha1 === asset.checksum.sha1;
           const side = opts.isSideFile(asset.path);
-          const action = unchanged ? 'skip' : side ? 'defer' : 'fetch';
+          const action = unchanged ? 'skip' : side || opts.isDeferred(asset.path) ? 'defer' : 'fetch';
           const c = side ? {} : asset.checksum;
           const fresh = insert.run({ path: asset.path, sha1: c.sha1 ?? null, md5: c.md5 ?? null, sha256: c.sha256 ?? null, sha512: c.sha512 ?? null, deferred: action === 'defer' ? JSON.stringify(asset) : null });
           if (fresh.changes === 1) out.push({ asset, before, action });

@@ -186,6 +186,7 @@ export class MirrorSyncs {
         progress.reposDone++;
         run.update({ ...progress }, { flush: true });
       }
+      signal.throwIfAborted(); // a cancel that came as the last repository ended still wins: no cut-over after it
     } catch (err) {
       if (run.cancelRequested) this.finish(row.id, 'cancelled');
       else if (!signal.aborted) this.finish(row.id, 'failed', (err as Error).message);

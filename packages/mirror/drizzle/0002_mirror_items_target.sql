@@ -1,0 +1,1 @@
+CREATE INDEX `mirror_items_target` ON `mirror_items` (`source_id`,`source_repo`,`target_path`);
