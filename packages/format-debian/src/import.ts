@@ -21,10 +21,14 @@ export async function importDeb(state: DebianState, input: ImportInput): Promise
   return { status: status === 201 ? 'created' : 'identical', path: answer.filename };
 }
 
-/** The source deleted a package: it leaves every distribution's index, then the pool. */
+/**
+ * The source deleted a package: it leaves every distribution's index now, and the pool once the
+ * rebuilt indexes are published (`DebianState.poolRemovals`): until then apt may still be reading
+ * an index that names it. A pool file no package names goes at once.
+ */
 export async function removeImportedDeb(state: DebianState, { repo, path }: { repo: RepoRow; path: string }): Promise<boolean> {
-  const { ctx } = state;
-  const removed = state.store.removePackageFile(repo.id, path);
-  if (removed) state.rebuilder.notify();
-  return ctx.assets.delete(repo, path) || removed;
+  if (!state.store.removePackageFile(repo.id, path)) return state.ctx.assets.delete(repo, path);
+  state.poolRemovals.push({ repoId: repo.id, path });
+  state.rebuilder.notify();
+  return true;
 }

@@ -58,10 +58,11 @@ export function createDebianFormat(opts: DebianStateOptions = {}) {
         apiRoutes: debianApiRoutes(state),
         start: () => start(state),
         async stop() {
+          if (state.poolRemovals.length) await state.rebuilder.flush(); // else their pool files would stay for good
           await state.rebuilder.stop();
           await state.keys.stop();
         },
-        status: (repo) => ({ pending: state.store.pending(repo.id) }),
+        status: (repo) => ({ pending: state.store.pending(repo.id) + state.poolRemovals.filter((r) => r.repoId === repo.id).length }),
         usage: debianUsage,
         importAsset: (input) => importDeb(state, input),
         removeImported: (input) => removeImportedDeb(state, input),

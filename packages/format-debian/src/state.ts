@@ -12,6 +12,11 @@ export interface DebianState {
   rebuilder: Rebuilder;
   /** Last builds, newest last (for logs and benchmarks). */
   lastBuilds: { repo: string; dist: string; result: BuildResult; ms: number }[];
+  /**
+   * Pool files whose packages have left the store but maybe not yet the published indexes: deleted
+   * by the next rebuild once it has published, so an index never names a file that answers 404.
+   */
+  poolRemovals: { repoId: number; path: string }[];
 }
 
 export interface DebianStateOptions {
@@ -26,6 +31,7 @@ export function createDebianState(ctx: FormatContext, opts: DebianStateOptions =
     ctx,
     store,
     lastBuilds: [],
+    poolRemovals: [],
     keys: new SigningKeys(ctx, () => {
       // A new key re-signs every distribution.
       store.markResign();
@@ -36,8 +42,19 @@ export function createDebianState(ctx: FormatContext, opts: DebianStateOptions =
   return state;
 }
 
-/** Builds every distribution with dirty units, one after another. */
+/** Builds every distribution with dirty units, one after another, then deletes the pool files they no longer name. */
 export async function rebuildAll(state: DebianState): Promise<void> {
+  const due = state.poolRemovals.length; // their packages left the store before this build read it
+  await buildDirty(state);
+  // Taken off only now: until its file is gone, a removal counts as pending work (the repository's status).
+  for (const { repoId, path } of state.poolRemovals.splice(0, due)) {
+    const repo = state.ctx.repos.byId(repoId);
+    // Imported again meanwhile: the file is named once more.
+    if (repo && !state.store.hasPackageFile(repoId, path)) state.ctx.assets.delete(repo, path);
+  }
+}
+
+async function buildDirty(state: DebianState): Promise<void> {
   for (const { repoId, dist } of state.store.dirtyDists()) {
     const repo = state.ctx.repos.byId(repoId);
     if (!repo) continue;

@@ -168,6 +168,11 @@ export class DebianStore {
    * queues the affected segments; entries go with the row (ON DELETE CASCADE). Used when an
    * import source deleted the file. Returns false when no package has that file.
    */
+  /** Whether a package of the repository is filed at `filename` (its pool path). */
+  hasPackageFile(repoId: number, filename: string): boolean {
+    return this.s.packageByFilename.get(repoId, filename) !== undefined;
+  }
+
   removePackageFile(repoId: number, filename: string): boolean {
     return this.sql.transaction(() => {
       const row = this.s.packageByFilename.get(repoId, filename) as PackageRow | undefined;

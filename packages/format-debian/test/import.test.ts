@@ -11,7 +11,7 @@ const spool = (path: string) => s.ctx.spool.receive(createReadStream(path), { ma
 const packages = async (dist: string) => (await get(s, `debian/apt/dists/${dist}/main/binary-amd64/Packages`)).text();
 
 describe('imports (the mirror hook)', () => {
-  it("ingests a .deb into config.distribution, skips the source's dists/ files, and takes a deleted package out of the index", async () => {
+  it("ingests a .deb into config.distribution, skips the source's dists/ files, and takes a deleted package out of the index, then the pool", async () => {
     s = await debServer();
     const repo = await s.ctx.repos.update('apt', { config: { architectures: ['amd64'], distribution: 'bookworm' } });
     const deb = makeDeb({ name: 'mirrored', version: '1.0', arch: 'amd64' });
@@ -24,6 +24,9 @@ describe('imports (the mirror hook)', () => {
     expect(s.ctx.assets.get(repo, 'pool/main/m/mirrored/mirrored_1.0_amd64.deb')!.uploader).toBe('jane');
 
     expect(await removeImported(s.ctx, { repo, path: 'pool/main/m/mirrored/mirrored_1.0_amd64.deb' })).toBe(true);
+    // Until the index without it is published, the index apt reads still names the file: it must still be there.
+    expect(await packages('bookworm')).toMatch(/^Package: mirrored$/m);
+    expect((await get(s, 'debian/apt/pool/main/m/mirrored/mirrored_1.0_amd64.deb')).status).toBe(200);
     await settled(s, 'apt');
     expect(await packages('bookworm')).not.toMatch(/mirrored/);
     expect((await get(s, 'debian/apt/pool/main/m/mirrored/mirrored_1.0_amd64.deb')).status).toBe(404);

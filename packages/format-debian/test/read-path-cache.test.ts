@@ -47,6 +47,7 @@ describe('debian read path from memory: a change applies on the very next GET', 
     const { url, path, deb } = await pooled('cached-removed');
     expect((await warm(url)).equals(deb)).toBe(true);
     expect(await removeImported(s.ctx, { repo: s.ctx.repos.byName('apt')!, path })).toBe(true);
+    await settled(s, 'apt'); // the pool file goes once the index without it is published
     expect((await get(s, url)).status).toBe(404);
   });
 
