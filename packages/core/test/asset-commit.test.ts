@@ -44,4 +44,16 @@ describe('asset commits (the writes of one turn share a transaction)', () => {
     expect(statuses.slice(0, 2).sort()).toEqual(['asset_exists', 'created']);
     expect(statuses.slice(2)).toEqual(Array(15).fill('created'));
   });
+
+  it('refuses a write that reaches its commit after the repository was locked, but not an import', async () => {
+    s = await coreServer();
+    await s.ctx.repos.create({ name: 'notes', format: 'note' });
+    const repo = s.ctx.repos.require('notes'); // as a write request saw it when it opened, before the lock
+    const [upload, imported] = await Promise.all(['upload', 'import'].map((body) => s.ctx.spool.receive(Readable.from([Buffer.from(body)]), { maxBytes: 1e6 })));
+    s.ctx.repos.setLock('notes', 'nexus/notes');
+    const write = (path: string, file: typeof upload, importing: boolean) => s.ctx.assets.commit({ repo, path, file: file!, contentType: 'text/plain', uploader: 'ci', onExisting: 'replace', importing });
+    await expect(write('late', upload, false)).rejects.toMatchObject({ code: 'repo_mirrored', message: 'repository notes mirrors nexus/notes; writes are refused until cut-over' });
+    expect(s.ctx.assets.get(repo, 'late')).toBeUndefined();
+    await expect(write('mirrored', imported, true)).resolves.toMatchObject({ status: 'created' });
+  });
 });

@@ -17,7 +17,7 @@ export async function importDeb(state: DebianState, input: ImportInput): Promise
     return { status: 'skipped', reason: path.startsWith('dists/') ? 'index files are rebuilt and signed by Trove' : 'not a binary package (.deb)' };
   }
   const dist = configOf(repo.config).distribution ?? 'stable';
-  const { status, answer } = await ingestDeb(state, repo, dist, 'main', file, uploader);
+  const { status, answer } = await ingestDeb(state, repo, dist, 'main', file, uploader, true);
   return { status: status === 201 ? 'created' : 'identical', path: answer.filename };
 }
 

@@ -63,6 +63,8 @@ export async function ingestDeb(
   component: string,
   file: SpooledFile,
   uploader: string,
+  /** An import by the mirror, which fills a repository its source has locked (see `CommitInput.importing`). */
+  importing = false,
 ): Promise<{ status: 200 | 201; answer: UploadAnswer }> {
   const { ctx, store } = state;
   let committed = false;
@@ -90,6 +92,7 @@ export async function ingestDeb(
         onExisting: 'conflict',
         conflictMessage: `${filename} already exists in ${repo.name} with different content`,
         conflictCode: 'release_immutable',
+        importing,
       });
     }
     const r = store.addPackage(repo.id, dist, component, {

@@ -62,7 +62,7 @@ export const testDebianFormat = defineFormat({
       routes: app,
       async importAsset({ repo, file, contentType, uploader }) {
         const path = `pool/${file.hashes.sha256}.deb`;
-        const { status } = await ctx.assets.commit({ repo, path, file, contentType, uploader, onExisting: 'conflict' });
+        const { status } = await ctx.assets.commit({ repo, path, file, contentType, uploader, onExisting: 'conflict', importing: true });
         return { status, path };
       },
       async removeImported({ repo, path }) {

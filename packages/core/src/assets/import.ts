@@ -12,7 +12,7 @@ export type { ImportInput, ImportResult };
 export async function importAsset(ctx: CoreContext, input: ImportInput): Promise<ImportResult> {
   const format = ctx.formats.instance(input.repo.format);
   if (format?.importAsset) return format.importAsset(input);
-  const { status, asset } = await ctx.assets.commit({ ...input, onExisting: 'replace' });
+  const { status, asset } = await ctx.assets.commit({ ...input, onExisting: 'replace', importing: true });
   return { status, path: asset.path };
 }
 

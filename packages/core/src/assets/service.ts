@@ -21,6 +21,11 @@ export interface CommitInput {
   conflictMessage?: string;
   /** Code of that 409: `asset_exists` unless the format says the file is an immutable release. */
   conflictCode?: 'asset_exists' | 'release_immutable';
+  /**
+   * An import (the mirror), which fills a repository its source has locked. Any other write is
+   * refused once the repository is locked, even one whose request began before the lock.
+   */
+  importing?: boolean;
 }
 
 type CommitResult = { status: CommitStatus; asset: AssetRow };
@@ -52,6 +57,8 @@ export interface AssetPage {
 export class AssetService {
   /** Prepared once: this lookup runs on every artifact GET. */
   private readonly byPath;
+  /** The repository's lock as it is inside the write's transaction. */
+  private readonly lockOf;
   /**
    * The insert of a new file, prepared once: built per call, drizzle's query building and
    * SQLite's prepare were a tenth of a mirror import's CPU per small file (bench/mirror-import.mjs).
@@ -77,6 +84,7 @@ export class AssetService {
       .from(assets)
       .where(and(eq(assets.repoId, sql.placeholder('repoId')), eq(assets.path, sql.placeholder('path'))))
       .prepare();
+    this.lockOf = db.select({ lockedBy: repos.lockedBy }).from(repos).where(eq(repos.id, sql.placeholder('repoId'))).prepare();
     const p = (name: string) => sql.placeholder(name);
     this.insertRow = db
       .insert(assets)
@@ -165,6 +173,8 @@ export class AssetService {
     const { repo, path, file } = input;
     const now = new Date();
     // The prepared statements run on the one connection, so inside this transaction.
+    const lockedBy = input.importing ? '' : (this.lockOf.get({ repoId: repo.id })?.lockedBy ?? '');
+    if (lockedBy) throw conflict(`repository ${repo.name} mirrors ${lockedBy}; writes are refused until cut-over`, 'repo_mirrored');
     const existing = this.byPath.get({ repoId: repo.id, path });
     const values = {
       blobKey: key,

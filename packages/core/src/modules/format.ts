@@ -105,6 +105,7 @@ export interface FormatInstance {
   /**
    * An internal writer (the mirror) imports a file: the format indexes it as its upload route
    * would, or skips what it regenerates itself. Absent: a plain `assets.commit` (see assets/import.ts).
+   * Its commits pass `importing: true`: the repository is locked while it is mirrored, and only imports may write.
    */
   importAsset?(input: ImportInput): Promise<ImportResult>;
   /** The import source deleted a file it had imported; absent: a plain `assets.delete`. */
