@@ -1,12 +1,24 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { defineFormat, notFound, serveAsset, type CoreContext, type Credential, type TroveEnv } from '@trove/core';
+import { defineFormat, notFound, serveAsset, type CoreContext, type Credential, type FormatContext, type TroveEnv } from '@trove/core';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
 import { basic, staticResolver } from '@trove/core/testing/resolver';
 import { mirrorModule, type Mirror, type MirrorOptions } from '../src/index.js';
 import { NexusDouble } from '../src/testing/nexus-double.js';
 
 export { basic };
+
+/** Serves a repository's assets as they are: the read side of the stand-in formats below. */
+function readRoutes(ctx: FormatContext): Hono<TroveEnv> {
+  const app = new Hono<TroveEnv>();
+  app.get('/:repo/*', async (c) => {
+    const { repo, path } = ctx.open(c, 'read');
+    const asset = ctx.assets.get(repo, path);
+    if (!asset) throw notFound(`${path} not found`);
+    return serveAsset(c, ctx.blobs, asset, {});
+  });
+  return app;
+}
 
 /**
  * Stand-in `raw` and `maven` formats for the package's own tests (the mirror may not depend on
@@ -15,62 +27,49 @@ export { basic };
  */
 const storedFormat = (name: string) =>
   defineFormat({
-  name,
-  title: `${name} (test)`,
-  defaultConfig: {},
-  configSchema: z.object({}).strict(),
-  create(ctx) {
-    const app = new Hono<TroveEnv>();
-    app.get('/:repo/*', async (c) => {
-      const { repo, path } = ctx.open(c, 'read');
-      const asset = ctx.assets.get(repo, path);
-      if (!asset) throw notFound(`${path} not found`);
-      return serveAsset(c, ctx.blobs, asset, {});
-    });
-    app.put('/:repo/*', async (c) => {
-      const { repo, path } = ctx.open(c, 'write');
-      const file = await ctx.receive(c, { maxBytes: 1 << 20 });
-      const { status } = await ctx.assets.commit({ repo, path, file, contentType: 'application/octet-stream', uploader: 'ci', onExisting: 'replace' });
-      return c.json({ path }, status === 'created' ? 201 : 200);
-    });
-    return { routes: app };
-  },
-});
+    name,
+    title: `${name} (test)`,
+    defaultConfig: {},
+    configSchema: z.object({}).strict(),
+    create(ctx) {
+      const app = readRoutes(ctx);
+      app.put('/:repo/*', async (c) => {
+        const { repo, path } = ctx.open(c, 'write');
+        const file = await ctx.receive(c, { maxBytes: 1 << 20 });
+        const { status } = await ctx.assets.commit({ repo, path, file, contentType: 'application/octet-stream', uploader: 'ci', onExisting: 'replace' });
+        return c.json({ path }, status === 'created' ? 201 : 200);
+      });
+      return { routes: app };
+    },
+  });
 export const testRawFormat = storedFormat('raw');
 export const testMavenFormat = storedFormat('maven');
+
+/** A slow store for the stand-in Debian format: each removal waits this long. */
+export const debianDouble = { removalDelayMs: 0 };
 
 /**
  * A stand-in `debian` format with what the mirror relies on: config rules (an apt source's
  * distribution must pass them) and an import that, like the real one, files a package under a
  * path of its own choosing, so equal bytes at two source paths become one file (`pool/<sha256>.deb`).
  */
-export const debianDouble = { /** A slow store: each removal waits this long. */ removalDelayMs: 0 };
 export const testDebianFormat = defineFormat({
   name: 'debian',
   title: 'Debian (test)',
   defaultConfig: { distribution: 'stable', architectures: ['amd64'] },
   configSchema: z.object({ distribution: z.string().regex(/^[a-z0-9][a-z0-9.+-]{0,63}$/), architectures: z.array(z.string()).min(1) }).strict(),
-  create(ctx) {
-    const app = new Hono<TroveEnv>();
-    app.get('/:repo/*', async (c) => {
-      const { repo, path } = ctx.open(c, 'read');
-      const asset = ctx.assets.get(repo, path);
-      if (!asset) throw notFound(`${path} not found`);
-      return serveAsset(c, ctx.blobs, asset, {});
-    });
-    return {
-      routes: app,
-      async importAsset({ repo, file, contentType, uploader }) {
-        const path = `pool/${file.hashes.sha256}.deb`;
-        const { status } = await ctx.assets.commit({ repo, path, file, contentType, uploader, onExisting: 'conflict', importing: true });
-        return { status, path };
-      },
-      async removeImported({ repo, path }) {
-        if (debianDouble.removalDelayMs) await new Promise((r) => setTimeout(r, debianDouble.removalDelayMs));
-        return ctx.assets.delete(repo, path);
-      },
-    };
-  },
+  create: (ctx) => ({
+    routes: readRoutes(ctx),
+    async importAsset({ repo, file, contentType, uploader }) {
+      const path = `pool/${file.hashes.sha256}.deb`;
+      const { status } = await ctx.assets.commit({ repo, path, file, contentType, uploader, onExisting: 'conflict', importing: true });
+      return { status, path };
+    },
+    async removeImported({ repo, path }) {
+      if (debianDouble.removalDelayMs) await new Promise((r) => setTimeout(r, debianDouble.removalDelayMs));
+      return ctx.assets.delete(repo, path);
+    },
+  }),
 });
 
 export interface Rig {
