@@ -3,8 +3,12 @@ import { badRequest, conflict, REPO_NAME, type CoreContext, type RepoRow } from 
 import type { NexusRepository } from './nexus/client.js';
 import { mirrorMappings, mirrorSources, type SourceRow } from './schema.js';
 
-/** Source formats Trove mirrors, and the Trove format each becomes. */
-export const FORMAT_OF: Record<string, string> = { maven2: 'maven', apt: 'debian', raw: 'raw' };
+/** Source formats Trove mirrors, and the Trove format each becomes (a Map: a format named `constructor` is no format). */
+export const FORMAT_OF: ReadonlyMap<string, string> = new Map([
+  ['maven2', 'maven'],
+  ['apt', 'debian'],
+  ['raw', 'raw'],
+]);
 
 export interface MappingInput {
   source_repo: string;
@@ -33,7 +37,7 @@ export function planMappings(ctx: CoreContext, source: SourceRow, entries: Mappi
     const r = remote.get(entry.source_repo);
     if (!r) throw badRequest(`the source has no repository ${entry.source_repo}`);
     if (r.type !== 'hosted') throw badRequest(`${r.name} is a ${r.type} repository: it holds no content of its own (map the hosted repositories behind it)`);
-    const format = FORMAT_OF[r.format];
+    const format = FORMAT_OF.get(r.format);
     if (!format) throw badRequest(`${r.name} has format ${r.format}; Trove mirrors maven2, apt and raw`);
     if (!ctx.formats.get(format)) throw badRequest(`format ${format} is not registered on this server`);
     const existing = ctx.repos.byName(entry.target);

@@ -128,6 +128,10 @@ export class SourceService {
     } catch (err) {
       throw sourceProblem(err);
     }
+    // The stored password goes only to the address it was given for: another origin needs it typed again.
+    if (new URL(baseUrl).origin !== new URL(current.baseUrl).origin && (typeof body.password !== 'string' || body.password === '')) {
+      throw badRequest('base_url moves to another host; send the password with it');
+    }
     const username = (body.username as string | undefined) ?? current.username;
     // As with secret settings, an empty password means "unchanged".
     const password = typeof body.password === 'string' && body.password !== '' ? body.password : this.ctx.secrets.open(passwordKey(id), current.passwordSealed);

@@ -67,6 +67,8 @@ describe('mirror sources API', () => {
       ['releases', 'maven2', 'hosted', true],
     ]);
     expect((await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }])).status).toBe(200);
+    rig.nexus.addRepo('constructor', 'constructor' as 'raw'); // a format name that is a property of every object
+    expect((await rig.api('GET', `/mirror/sources/${s.id}`)).body.repos.find((r: any) => r.name === 'constructor')).toMatchObject({ mappable: false, reason: 'format constructor is not mirrored' });
     rig.nexus.knobs.down = true;
     const down = await rig.api('GET', `/mirror/sources/${s.id}`);
     expect(down.status).toBe(200);
@@ -82,6 +84,10 @@ describe('mirror sources API', () => {
     const ok = await rig.api('PATCH', `/mirror/sources/${s.id}`, { base_url: rig.nexus.url, password: '' });
     expect(ok.status).toBe(200);
     expect((await rig.api('GET', `/mirror/sources/${s.id}`)).body.mirror_error).toBe('');
+    // The stored password is never sent to another host: moving base_url there needs it typed again.
+    const elsewhere = rig.nexus.url.replace('127.0.0.1', 'localhost');
+    expect(await rig.api('PATCH', `/mirror/sources/${s.id}`, { base_url: elsewhere })).toMatchObject({ status: 400, body: { error: 'base_url moves to another host; send the password with it' } });
+    expect(await rig.api('PATCH', `/mirror/sources/${s.id}`, { base_url: elsewhere, password: 'admin123' })).toMatchObject({ status: 200, body: { base_url: elsewhere } });
   });
 
   it('maps hosted repositories, creates and locks targets, and refuses proxies, groups and foreign formats with why', async () => {

@@ -213,6 +213,24 @@ describe('mirror sync', () => {
     expect((await rig.api('GET', '/repos/apt')).body.locked_by).toBe('nexus/apt');
   });
 
+  it('keeps a content type only when it can be a response header', async () => {
+    rig = await startRig();
+    rig.nexus.addRepo('files', 'raw');
+    rig.nexus.put('files', 'plain', 'a', { contentType: 'text/plain; charset=utf-8' });
+    rig.nexus.put('files', 'control', 'b', { contentType: 'text/plain; x=\u0001' });
+    rig.nexus.put('files', 'snowman', 'c', { contentType: 'text/plain; x=\u2603' });
+    const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }]);
+    expect(await sync(s.id)).toMatchObject({ state: 'done', repos: [{ fetched: 3, failed: 0 }] });
+    const typeOf = async (path: string) => {
+      const res = await fetch(`${rig.trove.url}/raw/files/${path}`, { headers: { Authorization: basic('admin') } });
+      return [res.status, res.headers.get('content-type')];
+    };
+    expect(await typeOf('plain')).toEqual([200, 'text/plain; charset=utf-8']);
+    expect(await typeOf('control')).toEqual([200, 'application/octet-stream']);
+    expect(await typeOf('snowman')).toEqual([200, 'application/octet-stream']);
+  });
+
   it('refuses and reports a downloadUrl on another port without fetching it', async () => {
     const id = await mirrored({ ok: 'ok', evil: 'evil' });
     rig.nexus.knobs.foreignDownloadUrls.add('files/evil');
@@ -220,7 +238,7 @@ describe('mirror sync', () => {
     expect(done.repos[0]).toMatchObject({ fetched: 1, failed: 1 });
     expect(rig.nexus.stats.foreignHits).toBe(0);
     const failures = await rig.api('GET', `/mirror/syncs/${done.id}/failures`);
-    expect(failures.body.items[0]).toMatchObject({ path: 'evil', reason: expect.stringMatching(/downloadUrl points outside the source/) });
+    expect(failures.body.items[0]).toMatchObject({ path: 'evil', reason: expect.stringMatching(/downloadUrl points outside files on the source/) });
   });
 
   it('refuses paths a format route would refuse (traversal, empty segments, control characters)', async () => {

@@ -2,6 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import https from 'node:https';
 import { z } from 'zod';
+import { createHash } from 'node:crypto';
 import type { HashAlgorithm, Spool, SpooledFile } from '@trove/blobstore';
 
 /**
@@ -76,8 +77,10 @@ export interface NexusAsset {
 }
 
 const hexOf = (n: number) => z.string().regex(new RegExp(`^[0-9a-fA-F]{${n}}$`)).transform((s) => s.toLowerCase());
-const repoSchema = z.object({ name: z.string().min(1).max(200), format: z.string().max(50), type: z.string().max(50) });
-const settingsSchema = z.array(z.object({ name: z.string(), apt: z.object({ distribution: z.string().max(100) }).nullish() }).loose());
+/** Nexus's own rule for repository names (letters, digits, '-', '_', '.'; never a leading '.'): a name such as '..' would leave the content root. */
+const REPO_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+const repoSchema = z.object({ name: z.string().regex(REPO_NAME), format: z.string().max(50), type: z.string().max(50) });
+const settingEntrySchema = z.object({ name: z.string(), apt: z.object({ distribution: z.string().max(100) }).nullish() }).loose();
 const pathSchema = z.string().min(1).max(4096);
 const assetSchema = z.object({
   path: pathSchema,
@@ -94,6 +97,15 @@ const DEFER_FLUSH_UP_TO = 1024 * 1024;
 
 /** Downloads up to this declared size are read into memory and spooled in one write (see `download`). */
 const IN_MEMORY_UP_TO = 64 * 1024;
+
+/** Empty pages in a row, each with a new continuation token, before a listing is taken for endless. */
+const MAX_EMPTY_PAGES = 100;
+
+/** The slowest average a download may keep up: past `timeoutMs` + size / this, it is given up (and retried). */
+const MIN_BYTES_PER_S = 64 * 1024;
+
+/** A JSON answer (a listing page, the repository list) gets this many `timeoutMs` in all. */
+const JSON_DEADLINE_FACTOR = 4;
 
 /** A listing answer larger than this is not Nexus talking. */
 const MAX_JSON = 32 * 1024 * 1024;
@@ -120,20 +132,26 @@ export class NexusClient {
   }
 
   async repositories(signal?: AbortSignal): Promise<NexusRepository[]> {
-    const list = z.array(z.unknown()).max(100_000).parse(await this.json('service/rest/v1/repositories', signal));
-    const repos = list.flatMap((r) => {
+    const list = z.array(z.unknown()).max(100_000).safeParse(await this.json('service/rest/v1/repositories', signal));
+    if (!list.success) throw new NexusError('invalid', 'the repository list is not a Nexus answer');
+    const byName = new Map<string, z.infer<typeof repoSchema>>();
+    for (const r of list.data) {
       const p = repoSchema.safeParse(r);
-      return p.success ? [p.data] : [];
-    });
-    // Distributions need the admin-only settings listing; without it apt repositories fall back to none known.
-    let dists = new Map<string, string>();
-    try {
-      const settings = settingsSchema.safeParse(await this.json('service/rest/v1/repositorySettings', signal));
-      if (settings.success) dists = new Map(settings.data.flatMap((s) => (s.apt ? [[s.name, s.apt.distribution] as const] : [])));
-    } catch (err) {
-      if (!(err instanceof NexusError) || err.kind !== 'status') throw err;
+      if (p.success && !byName.has(p.data.name)) byName.set(p.data.name, p.data); // a name listed twice counts once, as first listed
     }
-    return repos.map((r) => ({ ...r, ...(dists.has(r.name) ? { distribution: dists.get(r.name)! } : {}) }));
+    // Distributions need the admin-only settings listing: when it cannot be read (not an admin, a login page, an
+    // odd entry), the repositories are still listed, and an apt repository whose entry is unreadable has none known.
+    const dists = new Map<string, string>();
+    try {
+      const settings = await this.json('service/rest/v1/repositorySettings', signal);
+      for (const entry of Array.isArray(settings) ? settings : []) {
+        const e = settingEntrySchema.safeParse(entry);
+        if (e.success && e.data.apt) dists.set(e.data.name, e.data.apt.distribution);
+      }
+    } catch (err) {
+      if (signal?.aborted) throw err;
+    }
+    return [...byName.values()].map((r) => ({ ...r, ...(dists.has(r.name) ? { distribution: dists.get(r.name)! } : {}) }));
   }
 
   /**
@@ -144,7 +162,8 @@ export class NexusClient {
    */
   async *assets(repository: string, signal?: AbortSignal): AsyncGenerator<{ items: NexusAsset[]; unreadable: UnreadableEntry[] }> {
     let token: string | null | undefined = null;
-    const seen = new Set<string>();
+    const seen = new Set<string>(); // digests of the tokens given: a source can make them long
+    let emptyInARow = 0;
     do {
       const q = new URLSearchParams({ repository, ...(token ? { continuationToken: token } : {}) });
       const page = pageSchema.safeParse(await this.json(`service/rest/v1/assets?${q}`, signal));
@@ -172,8 +191,13 @@ export class NexusClient {
       yield { items, unreadable };
       token = page.data.continuationToken;
       // A source that hands back a token it already gave would make us loop forever.
-      if (token && seen.has(token)) throw new NexusError('invalid', `asset listing of ${repository} repeats a continuation token`);
-      if (token) seen.add(token);
+      if (!token) break;
+      const digest = createHash('sha256').update(token).digest('base64');
+      if (seen.has(digest)) throw new NexusError('invalid', `asset listing of ${repository} repeats a continuation token`);
+      seen.add(digest);
+      // Nexus ends with at most one empty page; a source that keeps answering empty pages with new tokens never ends.
+      emptyInARow = page.data.items.length === 0 ? emptyInARow + 1 : 0;
+      if (emptyInARow > MAX_EMPTY_PAGES) throw new NexusError('invalid', `asset listing of ${repository} gave ${MAX_EMPTY_PAGES} empty pages in a row that each promise more`);
     } while (token);
   }
 
@@ -182,17 +206,22 @@ export class NexusClient {
    * origin and under its content root; anything else is refused (a server-side request forgery path).
    */
   contentUrl(repository: string, asset: NexusAsset): URL {
+    // A name like '..' would resolve outside the content root, and the root with it.
+    if (!REPO_NAME.test(repository)) throw new NexusError('foreign_url', `${repository.slice(0, 200)} is not a repository name; refused, not fetched`);
     const root = new URL(`repository/${encodeURIComponent(repository)}/`, this.base);
-    if (!asset.downloadUrl) return new URL(asset.path.split('/').map(encodeURIComponent).join('/'), root);
+    const inRoot = (url: URL) => url.origin === this.base.origin && url.pathname.startsWith(root.pathname) && !url.username && !url.password;
+    if (!asset.downloadUrl) {
+      const url = new URL(asset.path.split('/').map(encodeURIComponent).join('/'), root);
+      if (!inRoot(url)) throw new NexusError('foreign_url', `the path leaves ${root.pathname}; refused, not fetched`);
+      return url;
+    }
     let url: URL;
     try {
       url = new URL(asset.downloadUrl);
     } catch {
       throw new NexusError('foreign_url', 'downloadUrl is not a URL');
     }
-    if (url.origin !== this.base.origin || !url.pathname.startsWith(new URL('repository/', this.base).pathname) || url.username || url.password) {
-      throw new NexusError('foreign_url', `downloadUrl points outside the source (${url.origin}); refused, not fetched`);
-    }
+    if (!inRoot(url)) throw new NexusError('foreign_url', `downloadUrl points outside ${repository} on the source (${url.origin}${url.pathname.slice(0, 200)}); refused, not fetched`);
     url.hash = '';
     return url;
   }
@@ -211,7 +240,9 @@ export class NexusClient {
     // dirty pages it holds meanwhile are many.
     const durable = asset.fileSize === null || asset.fileSize > DEFER_FLUSH_UP_TO;
     return this.withRetries(async () => {
-      const { res: body, watch } = await this.fetchOnce(url, opts.signal);
+      // A source dripping a byte just inside the stall timeout must not hold a slot for ever: the whole body has a deadline too.
+      const totalMs = this.timeoutMs + Math.ceil(((asset.fileSize ?? opts.maxBytes) / MIN_BYTES_PER_S) * 1000);
+      const { res: body, watch } = await this.fetchOnce(url, opts.signal, totalMs);
       try {
         const announced = body.headers['content-length'];
         if (asset.fileSize !== null && announced !== undefined && Number(announced) !== asset.fileSize) {
@@ -224,11 +255,16 @@ export class NexusClient {
           const chunks = await readExactly(body, asset.fileSize, watch);
           return await spool.receiveBytes(chunks, { maxBytes: opts.maxBytes, algorithms, durable });
         }
-        return await spool.receive(body, { maxBytes: opts.maxBytes, algorithms, durable, onData: () => watch.arm(), ...(asset.fileSize !== null ? { expectedSize: asset.fileSize } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+        // A declared size is the limit too: a body that runs on past it is not the file that was listed.
+        const maxBytes = asset.fileSize !== null ? Math.min(opts.maxBytes, asset.fileSize) : opts.maxBytes;
+        return await spool.receive(body, { maxBytes, algorithms, durable, onData: () => watch.arm(), ...(asset.fileSize !== null ? { expectedSize: asset.fileSize } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
       } catch (err) {
         body.destroy(); // whatever is left of it is not wanted, nor is its connection
         if (opts.signal?.aborted) throw err;
-        if (watch.fired) throw new NexusError('timeout', `download stalled for ${this.timeoutMs} ms`);
+        if (watch.fired) throw new NexusError('timeout', watch.overran ? `download slower than ${MIN_BYTES_PER_S / 1024} KiB/s on average; given up after ${Math.round(totalMs / 1000)} s` : `download stalled for ${this.timeoutMs} ms`);
+        if ((err as Error).name === 'UploadTooLargeError' && asset.fileSize !== null && asset.fileSize < opts.maxBytes) {
+          throw new NexusError('changed', `the source sent more than the ${asset.fileSize} bytes it listed; the next sync fetches it again`);
+        }
         if ((err as Error).name === 'UploadIncompleteError') throw new NexusError('unreachable', 'the download ended early or did not have the size the source declared');
         if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || (err as Error).message === 'aborted') throw new NexusError('unreachable', 'the connection to the source broke during the download');
         throw err;
@@ -240,12 +276,12 @@ export class NexusClient {
 
   private async json(path: string, signal?: AbortSignal): Promise<unknown> {
     return this.withRetries(async () => {
-      const { res, watch } = await this.fetchOnce(new URL(path, this.base), signal);
+      const { res, watch } = await this.fetchOnce(new URL(path, this.base), signal, JSON_DEADLINE_FACTOR * this.timeoutMs);
       let text: string;
       try {
         text = await readCapped(res, MAX_JSON, watch);
       } catch (err) {
-        if (watch.fired && !signal?.aborted) throw new NexusError('timeout', `${path.split('?')[0]} stalled for ${this.timeoutMs} ms`);
+        if (watch.fired && !signal?.aborted) throw new NexusError('timeout', `${path.split('?')[0]} ${watch.overran ? `took longer than ${(JSON_DEADLINE_FACTOR * this.timeoutMs) / 1000} s in all` : `stalled for ${this.timeoutMs} ms`}`);
         throw err;
       } finally {
         watch.stop();
@@ -270,8 +306,8 @@ export class NexusClient {
    * One request; headers must arrive within `timeoutMs`, and the returned watchdog aborts the body
    * when a reader re-arms it no more for `timeoutMs`. Anything but 2xx becomes a NexusError.
    */
-  private async fetchOnce(url: URL, signal?: AbortSignal): Promise<{ res: IncomingMessage; watch: Watchdog }> {
-    const watch = new Watchdog(this.timeoutMs, signal);
+  private async fetchOnce(url: URL, signal?: AbortSignal, totalMs?: number): Promise<{ res: IncomingMessage; watch: Watchdog }> {
+    const watch = new Watchdog(this.timeoutMs, signal, totalMs);
     let res: IncomingMessage;
     try {
       res = await get(url, { Authorization: this.auth, Accept: 'application/json, */*' }, watch.signal);
@@ -318,7 +354,8 @@ export function normalizeBaseUrl(raw: string): string {
 }
 
 /**
- * Aborts a request when nothing arrived for `ms` (headers first, then each chunk re-arms it), or
+ * Aborts a request when nothing arrived for `ms` (headers first, then each chunk re-arms it), when
+ * the whole request passed `totalMs`, or
  * when the caller's signal aborts. The caller's signal is a sync's, alive for its whole run: it is
  * followed with a listener that `stop()` removes, not `AbortSignal.any`, which on Node 20 keeps
  * about 70 bytes per combined signal on its source until that source is collected (a growth of
@@ -327,14 +364,23 @@ export function normalizeBaseUrl(raw: string): string {
 class Watchdog {
   private readonly ctl = new AbortController();
   private timer: NodeJS.Timeout | undefined;
+  private readonly deadline: NodeJS.Timeout | undefined;
   private timedOut = false;
+  /** True when the whole request ran past `totalMs`, however steadily it trickled. */
+  overran = false;
   private readonly follow: (() => void) | undefined;
   constructor(
     private readonly ms: number,
     private readonly caller?: AbortSignal,
+    totalMs?: number,
   ) {
     if (caller?.aborted) this.ctl.abort(caller.reason);
     else if (caller) caller.addEventListener('abort', (this.follow = () => this.ctl.abort(caller.reason)), { once: true });
+    if (totalMs !== undefined)
+      this.deadline = setTimeout(() => {
+        this.timedOut = this.overran = true;
+        this.ctl.abort();
+      }, totalMs);
     this.arm();
   }
   get signal(): AbortSignal {
@@ -355,6 +401,7 @@ class Watchdog {
   }
   stop(): void {
     clearTimeout(this.timer);
+    clearTimeout(this.deadline);
     this.timer = undefined;
     if (this.follow) this.caller!.removeEventListener('abort', this.follow);
   }

@@ -38,7 +38,8 @@ const MAVEN_METADATA = /(^|\/)maven-metadata\.xml$/;
 function unsafePath(path: string): boolean {
   return path.length > 1024 || path.split('/').some((seg) => seg === '' || seg === '.' || seg === '..' || /[\\\u0000-\u001f\u007f]/.test(seg));
 }
-const MIME = /^[\w.+-]+\/[\w.+-]+(;.{0,100})?$/;
+/** A content type the source declares, kept only when it is one (parameters in printable ASCII: it becomes a response header). */
+const MIME = /^[\w.+-]+\/[\w.+-]+(;[\t\x20-\x7e]{0,100})?$/;
 
 /**
  * Imports one source repository into its target, incrementally:
@@ -200,15 +201,18 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       ahead.catch(() => {}); // awaited (and thrown) at the top of the next round
       counters.listed += page.items.length + page.unreadable.length;
       const kept: string[] = [];
-      for (const { path, reason } of page.unreadable) {
-        if (path === null) {
-          pathless++;
-          fail('(unreadable listing entry)', `the source listed an entry without a usable path (${reason})`);
-        } else {
-          kept.push(path);
-          fail(path.slice(0, 1024), `the source lists this file with an ${reason}; not imported (a copy imported earlier stays)`);
+      // One transaction for a page's failures: a page of 10,000 broken entries written one by one held the event loop for seconds.
+      db.transaction(() => {
+        for (const { path, reason } of page.unreadable) {
+          if (path === null) {
+            pathless++;
+            fail('(unreadable listing entry)', `the source listed an entry without a usable path (${reason})`);
+          } else {
+            kept.push(path);
+            fail(path.slice(0, 1024), `the source lists this file with an ${reason}; not imported (a copy imported earlier stays)`);
+          }
         }
-      }
+      });
       listing.keep(kept);
       // A path listed twice (added during the enumeration, or through a group) is acted on once.
       for (const { asset, before, action } of listing.add(page.items)) {

@@ -367,7 +367,9 @@ export class NexusDouble {
     if (req.method === 'GET') this.stats.downloads.set(key, (this.stats.downloads.get(key) ?? 0) + 1);
     const delta = this.knobs.wrongSizeDownloads.get(key) ?? 0;
     const body = delta === 0 ? asset.content : delta < 0 ? asset.content.subarray(0, asset.content.length + delta) : Buffer.concat([asset.content, Buffer.alloc(delta, 0x2a)]);
-    res.writeHead(200, { 'Content-Type': asset.contentType, 'Content-Length': body.length, 'Last-Modified': new Date(asset.lastModified).toUTCString() });
+    // The listing says what was stored; the download's header is what HTTP can carry.
+    const type = /^[\t\x20-\x7e]*$/.test(asset.contentType) ? asset.contentType : 'application/octet-stream';
+    res.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length, 'Last-Modified': new Date(asset.lastModified).toUTCString() });
     if (req.method === 'HEAD') return void res.end();
     if (this.knobs.downloadDelayMs > 0) {
       // Headers first, then a pause: a slow body, which is what a loaded Nexus looks like.
