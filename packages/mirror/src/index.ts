@@ -37,8 +37,9 @@ export interface Mirror {
 
 /**
  * The Nexus mirror: sources, mappings, syncs and cut-over. Needs `mirrorMigrations` applied and
- * `mirrorSettings` registered on the core it is given. Every `mirror.sync_interval` (read live) each
- * mirroring source with mapped repositories and no sync running gets a scheduled sync.
+ * `mirrorSettings` registered on the core it is given. A mirroring source with mapped repositories
+ * and no sync running gets a scheduled sync once `mirror.sync_interval` (read live) has passed since
+ * its last sync started.
  */
 export function createMirror(ctx: CoreContext, opts: MirrorOptions = {}): Mirror {
   const sources = new SourceService(ctx, opts.client, opts.answerWithinMs);
@@ -46,9 +47,21 @@ export function createMirror(ctx: CoreContext, opts: MirrorOptions = {}): Mirror
   let timer: NodeJS.Timeout | undefined;
   let unwatch: (() => void) | undefined;
 
+  /** `mirror.sync_interval` as the scheduler uses it (tests shrink it). */
+  const interval = () => {
+    const ms = ctx.settings.ms('mirror.sync_interval');
+    return opts.period ? opts.period(ms) : Math.max(60_000, ms);
+  };
+  /**
+   * A source is due once an interval has passed since its last sync started (or since it was added):
+   * read from the database, so neither a restart nor a change of the setting pushes a sync back.
+   */
   const tick = () => {
+    const now = Date.now();
     for (const source of sources.all()) {
       if (source.state !== 'mirroring' || syncs.active(source.id) !== undefined || !sources.mappings(source.id).length) continue;
+      const since = syncs.lastStartedAt(source.id) ?? source.createdAt;
+      if (now - since.getTime() < interval()) continue;
       try {
         syncs.start(source.id, 'schedule');
       } catch (err) {
@@ -56,10 +69,10 @@ export function createMirror(ctx: CoreContext, opts: MirrorOptions = {}): Mirror
       }
     }
   };
+  // Looks often enough that a due source waits at most a quarter of the interval, and at most a minute.
   const schedule = () => {
     clearInterval(timer);
-    const ms = ctx.settings.ms('mirror.sync_interval');
-    timer = setInterval(tick, opts.period ? opts.period(ms) : Math.max(60_000, ms));
+    timer = setInterval(tick, Math.min(60_000, Math.max(10, interval() / 4)));
     timer.unref();
   };
 

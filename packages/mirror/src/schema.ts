@@ -50,6 +50,8 @@ export const mirrorItems = sqliteTable(
     sha1: text('sha1').notNull(),
     /** '' when the format skipped the file on purpose (Debian's dists/): nothing to delete later. */
     targetPath: text('target_path').notNull(),
+    /** The sync that imported it: a resumed run of that sync counts it as fetched already, not as unchanged. */
+    syncId: integer('sync_id'),
   },
   // By target path too: Debian files two source paths with the same package under one pool path, which goes only with the last of them.
   (t) => [primaryKey({ columns: [t.sourceId, t.sourceRepo, t.path] }), index('mirror_items_target').on(t.sourceId, t.sourceRepo, t.targetPath)],

@@ -292,7 +292,8 @@ describe('mirror sync', () => {
     expect(imported.length).toBeLessThan(40);
     rig.nexus.knobs.downloadDelayMs = 0;
     const done = await waitSync(rig, started.body.id);
-    expect(done).toMatchObject({ state: 'done', resumes: 1, repos: [{ fetched: 40, failed: 0 }] });
+    // What it fetched before the restart counts once, as fetched, not again as unchanged.
+    expect(done).toMatchObject({ state: 'done', resumes: 1, repos: [{ listed: 40, fetched: 40, skipped_unchanged: 0, failed: 0 }] });
     for (const p of imported) expect(rig.nexus.downloads('files', p)).toBe(1);
     for (let i = 0; i < 40; i++) expect(await read(`f${i}`)).toEqual({ status: 200, text: `x${i}` });
   });
@@ -335,5 +336,18 @@ describe('mirror sync', () => {
     expect((await rig.api('PATCH', '/settings', { 'mirror.sync_interval': '1m' })).status).toBe(200); // 300 ms
     const scheduled = await eventually(async () => (await rig.api('GET', `/mirror/sources/${id}/syncs`)).body.items[0], 3_000);
     expect(scheduled.trigger).toBe('schedule');
+  });
+
+  it('keeps to mirror.sync_interval across restarts more frequent than it', async () => {
+    const id = await mirrored({ a: '1' }, { mirror: { period: (ms) => ms / 200 } });
+    expect((await rig.api('PATCH', '/settings', { 'mirror.sync_interval': '2m' })).status).toBe(200); // 600 ms
+    const started = Date.now();
+    while (Date.now() - started < 2_500) {
+      await new Promise((r) => setTimeout(r, 200));
+      await rig.restart(); // each start used to begin a whole interval again
+    }
+    const syncs = (await rig.api('GET', `/mirror/sources/${id}/syncs`)).body.items;
+    expect(syncs.length).toBeGreaterThanOrEqual(2);
+    expect(syncs.every((x: any) => x.trigger === 'schedule')).toBe(true);
   });
 });

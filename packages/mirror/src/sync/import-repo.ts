@@ -69,13 +69,17 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   // Prepared once per run: this upsert follows every imported file.
   const recordItem = db
     .insert(mirrorItems)
-    .values({ sourceId, sourceRepo, path: sql.placeholder('path'), sha1: sql.placeholder('sha1'), targetPath: sql.placeholder('targetPath') })
-    .onConflictDoUpdate({ target: [mirrorItems.sourceId, mirrorItems.sourceRepo, mirrorItems.path], set: { sha1: sql.raw(`excluded.${mirrorItems.sha1.name}`), targetPath: sql.raw(`excluded.${mirrorItems.targetPath.name}`) } })
+    .values({ sourceId, sourceRepo, path: sql.placeholder('path'), sha1: sql.placeholder('sha1'), targetPath: sql.placeholder('targetPath'), syncId })
+    .onConflictDoUpdate({
+      target: [mirrorItems.sourceId, mirrorItems.sourceRepo, mirrorItems.path],
+      set: { sha1: sql.raw(`excluded.${mirrorItems.sha1.name}`), targetPath: sql.raw(`excluded.${mirrorItems.targetPath.name}`), syncId: sql.raw(`excluded.${mirrorItems.syncId.name}`) },
+    })
     .prepare();
 
+  const writeCounters = () => db.update(mirrorSyncRepos).set(counters).where(and(eq(mirrorSyncRepos.syncId, syncId), eq(mirrorSyncRepos.sourceRepo, sourceRepo))).run();
   const flush = () => {
     recordImports();
-    db.update(mirrorSyncRepos).set(counters).where(and(eq(mirrorSyncRepos.syncId, syncId), eq(mirrorSyncRepos.sourceRepo, sourceRepo))).run();
+    writeCounters();
     input.progress?.(counters);
   };
   const timer = setInterval(flush, 500);
@@ -114,8 +118,10 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     const batch = unrecorded;
     unrecorded = [];
     try {
+      // With the counters: a resumed run then finds every recorded import counted as fetched, even after a kill.
       db.transaction(() => {
         for (const item of batch) recordItem.run(item);
+        writeCounters();
       });
     } catch (err) {
       ctx.log.warn({ err, repo: sourceRepo }, 'mirror: could not record imports');
@@ -217,7 +223,8 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       // A path listed twice (added during the enumeration, or through a group) is acted on once.
       for (const { asset, before, action } of listing.add(page.items)) {
         if (signal.aborted) break;
-        if (action === 'skip') counters.skipped++;
+        // What this sync fetched before a restart is already counted as fetched, not as unchanged.
+        if (action === 'skip' && before?.syncId !== syncId) counters.skipped++;
         else if (action === 'fetch') await schedule(() => fetchOne(asset, before));
       }
       signal.throwIfAborted();

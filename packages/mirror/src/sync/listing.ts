@@ -9,6 +9,8 @@ type Db = CoreContext['db'];
 export interface ImportedItem {
   sha1: string;
   targetPath: string;
+  /** The sync that imported it (null for imports recorded before this was kept). */
+  syncId: number | null;
 }
 
 /** One listed file, and what to do with it; `before` is what an earlier sync imported there. */
@@ -25,7 +27,7 @@ export function repoListing(db: Db, opts: { sourceId: string; sourceRepo: string
   const { sourceId, sourceRepo, syncId } = opts;
   const p = (name: string) => sql.placeholder(name);
   const importedAt = db
-    .select({ sha1: mirrorItems.sha1, targetPath: mirrorItems.targetPath })
+    .select({ sha1: mirrorItems.sha1, targetPath: mirrorItems.targetPath, syncId: mirrorItems.syncId })
     .from(mirrorItems)
     .where(and(eq(mirrorItems.sourceId, sourceId), eq(mirrorItems.sourceRepo, sourceRepo), eq(mirrorItems.path, p('path'))))
     .prepare();

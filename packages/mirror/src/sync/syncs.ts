@@ -72,6 +72,11 @@ export class MirrorSyncs {
     return this.get(syncId);
   }
 
+  /** When the source's newest sync started; undefined when it never synced. */
+  lastStartedAt(sourceId: string): Date | undefined {
+    return this.ctx.db.select({ startedAt: mirrorSyncs.startedAt }).from(mirrorSyncs).where(eq(mirrorSyncs.sourceId, sourceId)).orderBy(desc(mirrorSyncs.id)).limit(1).get()?.startedAt;
+  }
+
   get(syncId: number): SyncRow {
     const row = this.ctx.db.select().from(mirrorSyncs).where(eq(mirrorSyncs.id, syncId)).get();
     if (!row) throw notFound(`sync ${syncId} not found`);

@@ -1,0 +1,1 @@
+ALTER TABLE `mirror_items` ADD `sync_id` integer;
