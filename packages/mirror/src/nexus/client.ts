@@ -1,40 +1,11 @@
-import http, { type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import https from 'node:https';
-import { z } from 'zod';
+import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { HashAlgorithm, Spool, SpooledFile } from '@trove/blobstore';
+import { get, readCapped, readExactly, Watchdog } from './transport.js';
+import { NexusError, normalizeBaseUrl, readAssetPage, readDistributions, readRepositoryList, REPO_NAME, type NexusAsset, type NexusCredentials, type NexusRepository, type UnreadableEntry } from './wire.js';
 
-/**
- * The little of Nexus 3's REST API the mirror needs (see NEXUS-API.md), over node:http with
- * keep-alive (fetch's Request, Response and web streams cost a third more CPU per small download).
- * Every answer from the source is treated as hostile input: JSON is size-capped and
- * schema-checked, download URLs must stay on the source's own base URL, and a listing
- * that fails after its retries is an error, never an empty repository.
- */
-
-export type NexusErrorKind = 'refused' | 'unreachable' | 'status' | 'timeout' | 'invalid' | 'foreign_url' | 'changed';
-
-export class NexusError extends Error {
-  constructor(
-    readonly kind: NexusErrorKind,
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-    this.name = 'NexusError';
-  }
-  /** Worth another try: the source's 5xx, 429, a dropped connection or a timeout. */
-  get transient(): boolean {
-    return this.kind === 'unreachable' || this.kind === 'timeout' || (this.kind === 'status' && (this.status! >= 500 || this.status === 429));
-  }
-}
-
-export interface NexusCredentials {
-  baseUrl: string;
-  username: string;
-  password: string;
-}
+export * from './wire.js';
 
 export interface NexusClientOptions {
   /** Longest wait for response headers, and for the next chunk of a body. */
@@ -44,53 +15,6 @@ export interface NexusClientOptions {
   /** First backoff; doubles per attempt (with jitter), capped at 10 s. */
   backoffMs?: number;
 }
-
-export interface NexusRepository {
-  name: string;
-  format: string;
-  type: string;
-  /** apt only: the hosted repository's one distribution, from repositorySettings when readable. */
-  distribution?: string;
-}
-
-export interface NexusChecksums {
-  sha1?: string;
-  sha256?: string;
-  sha512?: string;
-  md5?: string;
-}
-
-/** A listing entry that fails the schema: its path when that much is readable (so it is known to exist), and why. */
-export interface UnreadableEntry {
-  path: string | null;
-  reason: string;
-}
-
-export interface NexusAsset {
-  /** Without the leading slash. */
-  path: string;
-  downloadUrl: string;
-  checksum: NexusChecksums;
-  fileSize: number | null;
-  contentType: string | null;
-  uploader: string | null;
-}
-
-const hexOf = (n: number) => z.string().regex(new RegExp(`^[0-9a-fA-F]{${n}}$`)).transform((s) => s.toLowerCase());
-/** Nexus's own rule for repository names (letters, digits, '-', '_', '.'; never a leading '.'): a name such as '..' would leave the content root. */
-const REPO_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
-const repoSchema = z.object({ name: z.string().regex(REPO_NAME), format: z.string().max(50), type: z.string().max(50) });
-const settingEntrySchema = z.object({ name: z.string(), apt: z.object({ distribution: z.string().max(100) }).nullish() }).loose();
-const pathSchema = z.string().min(1).max(4096);
-const assetSchema = z.object({
-  path: pathSchema,
-  downloadUrl: z.string().max(8192).nullish(),
-  checksum: z.object({ sha1: hexOf(40).nullish(), sha256: hexOf(64).nullish(), sha512: hexOf(128).nullish(), md5: hexOf(32).nullish() }).nullish(),
-  fileSize: z.number().int().nonnegative().nullish(),
-  contentType: z.string().max(200).nullish(),
-  uploader: z.string().max(200).nullish(),
-});
-const pageSchema = z.object({ items: z.array(z.unknown()).max(10_000), continuationToken: z.string().max(4096).nullish() });
 
 /** Downloads up to this size leave their fsync to the commit (see `download`). */
 const DEFER_FLUSH_UP_TO = 1024 * 1024;
@@ -110,6 +34,13 @@ const JSON_DEADLINE_FACTOR = 4;
 /** A listing answer larger than this is not Nexus talking. */
 const MAX_JSON = 32 * 1024 * 1024;
 
+/**
+ * The little of Nexus 3's REST API the mirror needs (see NEXUS-API.md), over node:http with
+ * keep-alive (fetch's Request, Response and web streams cost a third more CPU per small download).
+ * Every answer from the source is treated as hostile input: JSON is size-capped and
+ * schema-checked, download URLs must stay on the source's own base URL, and a listing
+ * that fails after its retries is an error, never an empty repository.
+ */
 export class NexusClient {
   readonly base: URL;
   private readonly auth: string;
@@ -132,26 +63,16 @@ export class NexusClient {
   }
 
   async repositories(signal?: AbortSignal): Promise<NexusRepository[]> {
-    const list = z.array(z.unknown()).max(100_000).safeParse(await this.json('service/rest/v1/repositories', signal));
-    if (!list.success) throw new NexusError('invalid', 'the repository list is not a Nexus answer');
-    const byName = new Map<string, z.infer<typeof repoSchema>>();
-    for (const r of list.data) {
-      const p = repoSchema.safeParse(r);
-      if (p.success && !byName.has(p.data.name)) byName.set(p.data.name, p.data); // a name listed twice counts once, as first listed
-    }
+    const repos = readRepositoryList(await this.json('service/rest/v1/repositories', signal));
     // Distributions need the admin-only settings listing: when it cannot be read (not an admin, a login page, an
     // odd entry), the repositories are still listed, and an apt repository whose entry is unreadable has none known.
-    const dists = new Map<string, string>();
+    let dists = new Map<string, string>();
     try {
-      const settings = await this.json('service/rest/v1/repositorySettings', signal);
-      for (const entry of Array.isArray(settings) ? settings : []) {
-        const e = settingEntrySchema.safeParse(entry);
-        if (e.success && e.data.apt) dists.set(e.data.name, e.data.apt.distribution);
-      }
+      dists = readDistributions(await this.json('service/rest/v1/repositorySettings', signal));
     } catch (err) {
       if (signal?.aborted) throw err;
     }
-    return [...byName.values()].map((r) => ({ ...r, ...(dists.has(r.name) ? { distribution: dists.get(r.name)! } : {}) }));
+    return repos.map((r) => ({ ...r, ...(dists.has(r.name) ? { distribution: dists.get(r.name)! } : {}) }));
   }
 
   /**
@@ -166,37 +87,16 @@ export class NexusClient {
     let emptyInARow = 0;
     do {
       const q = new URLSearchParams({ repository, ...(token ? { continuationToken: token } : {}) });
-      const page = pageSchema.safeParse(await this.json(`service/rest/v1/assets?${q}`, signal));
-      if (!page.success) throw new NexusError('invalid', `asset listing of ${repository} is not a Nexus answer`);
-      const items: NexusAsset[] = [];
-      const unreadable: UnreadableEntry[] = [];
-      for (const raw of page.data.items) {
-        const a = assetSchema.safeParse(raw);
-        if (!a.success) {
-          const path = pathSchema.safeParse((raw as { path?: unknown } | null)?.path);
-          const fields = [...new Set(a.error.issues.map((i) => String(i.path[0] ?? 'entry')))].join(', ');
-          unreadable.push({ path: path.success ? path.data.replace(/^\/+/, '') : null, reason: `unreadable ${fields}` });
-          continue;
-        }
-        const c = a.data.checksum ?? {};
-        items.push({
-          path: a.data.path.replace(/^\/+/, ''),
-          downloadUrl: a.data.downloadUrl ?? '',
-          checksum: { ...(c.sha1 ? { sha1: c.sha1 } : {}), ...(c.sha256 ? { sha256: c.sha256 } : {}), ...(c.sha512 ? { sha512: c.sha512 } : {}), ...(c.md5 ? { md5: c.md5 } : {}) },
-          fileSize: a.data.fileSize ?? null,
-          contentType: a.data.contentType ?? null,
-          uploader: a.data.uploader ?? null,
-        });
-      }
-      yield { items, unreadable };
-      token = page.data.continuationToken;
+      const page = readAssetPage(await this.json(`service/rest/v1/assets?${q}`, signal), repository);
+      yield { items: page.items, unreadable: page.unreadable };
+      token = page.token;
       // A source that hands back a token it already gave would make us loop forever.
       if (!token) break;
       const digest = createHash('sha256').update(token).digest('base64');
       if (seen.has(digest)) throw new NexusError('invalid', `asset listing of ${repository} repeats a continuation token`);
       seen.add(digest);
       // Nexus ends with at most one empty page; a source that keeps answering empty pages with new tokens never ends.
-      emptyInARow = page.data.items.length === 0 ? emptyInARow + 1 : 0;
+      emptyInARow = page.items.length === 0 ? emptyInARow + 1 : 0;
       if (emptyInARow > MAX_EMPTY_PAGES) throw new NexusError('invalid', `asset listing of ${repository} gave ${MAX_EMPTY_PAGES} empty pages in a row that each promise more`);
     } while (token);
   }
@@ -338,115 +238,4 @@ export class NexusClient {
       }
     }
   }
-}
-
-/** `http(s)://host[:port][/context]` without a trailing slash; anything else is refused. */
-export function normalizeBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new NexusError('invalid', 'base_url must be an absolute http:// or https:// URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NexusError('invalid', 'base_url must start with http:// or https://');
-  if (url.username || url.password || url.search || url.hash) throw new NexusError('invalid', 'base_url must not carry credentials, a query or a fragment');
-  return url.origin + url.pathname.replace(/\/+$/, '');
-}
-
-/**
- * Aborts a request when nothing arrived for `ms` (headers first, then each chunk re-arms it), when
- * the whole request passed `totalMs`, or
- * when the caller's signal aborts. The caller's signal is a sync's, alive for its whole run: it is
- * followed with a listener that `stop()` removes, not `AbortSignal.any`, which on Node 20 keeps
- * about 70 bytes per combined signal on its source until that source is collected (a growth of
- * 70 MB over a sync of a million files, measured in a loop of `AbortSignal.any` calls).
- */
-class Watchdog {
-  private readonly ctl = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private readonly deadline: NodeJS.Timeout | undefined;
-  private timedOut = false;
-  /** True when the whole request ran past `totalMs`, however steadily it trickled. */
-  overran = false;
-  private readonly follow: (() => void) | undefined;
-  constructor(
-    private readonly ms: number,
-    private readonly caller?: AbortSignal,
-    totalMs?: number,
-  ) {
-    if (caller?.aborted) this.ctl.abort(caller.reason);
-    else if (caller) caller.addEventListener('abort', (this.follow = () => this.ctl.abort(caller.reason)), { once: true });
-    if (totalMs !== undefined)
-      this.deadline = setTimeout(() => {
-        this.timedOut = this.overran = true;
-        this.ctl.abort();
-      }, totalMs);
-    this.arm();
-  }
-  get signal(): AbortSignal {
-    return this.ctl.signal;
-  }
-  /** True when the silence ran out (not when the caller aborted). */
-  get fired(): boolean {
-    return this.timedOut;
-  }
-  /** Restarts the wait; called per chunk, so it moves the one timer rather than making a new one. */
-  arm(): void {
-    if (this.timer) this.timer.refresh();
-    else
-      this.timer = setTimeout(() => {
-        this.timedOut = true;
-        this.ctl.abort();
-      }, this.ms);
-  }
-  stop(): void {
-    clearTimeout(this.timer);
-    clearTimeout(this.deadline);
-    this.timer = undefined;
-    if (this.follow) this.caller!.removeEventListener('abort', this.follow);
-  }
-}
-
-/**
- * The body of a download whose size the source declared, as chunks: a body longer or shorter
- * than declared is an incomplete download (retried), never a file of another size.
- */
-async function readExactly(body: IncomingMessage, size: number, watch: Watchdog): Promise<Uint8Array[]> {
-  const chunks: Buffer[] = [];
-  let got = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    watch.arm();
-    got += chunk.byteLength;
-    if (got > size) break; // leaving the loop cancels the rest of the body
-    chunks.push(chunk);
-  }
-  if (got !== size) throw new NexusError('unreachable', 'the download ended early or did not have the size the source declared');
-  return chunks;
-}
-
-async function readCapped(res: IncomingMessage, limit: number, watch: Watchdog): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res as AsyncIterable<Buffer>) {
-    watch.arm();
-    size += chunk.byteLength;
-    if (size > limit) throw new NexusError('invalid', `answer larger than ${limit} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * Shared keep-alive agents, as fetch shares its dispatcher: a sync's downloads reuse their
- * connections, and idle sockets never hold the process open (the agent unrefs them).
- */
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
-
-/** One GET; resolves at the response's headers. Redirects are answers like any other (never followed). */
-function get(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const mod = url.protocol === 'https:' ? https : http;
-    const req = mod.get(url, { agent: agents[url.protocol as 'http:' | 'https:'], headers, signal }, resolve);
-    req.on('error', reject); // after the response, its body reports the failure; this is then a no-op
-  });
 }

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+
+/** What Nexus 3's REST API answers (see NEXUS-API.md), as the mirror reads it: every answer is hostile input, checked here. */
+
+export type NexusErrorKind = 'refused' | 'unreachable' | 'status' | 'timeout' | 'invalid' | 'foreign_url' | 'changed';
+
+export class NexusError extends Error {
+  constructor(
+    readonly kind: NexusErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'NexusError';
+  }
+  /** Worth another try: the source's 5xx, 429, a dropped connection or a timeout. */
+  get transient(): boolean {
+    return this.kind === 'unreachable' || this.kind === 'timeout' || (this.kind === 'status' && (this.status! >= 500 || this.status === 429));
+  }
+}
+
+export interface NexusCredentials {
+  baseUrl: string;
+  username: string;
+  password: string;
+}
+
+export interface NexusRepository {
+  name: string;
+  format: string;
+  type: string;
+  /** apt only: the hosted repository's one distribution, from repositorySettings when readable. */
+  distribution?: string;
+}
+
+export interface NexusChecksums {
+  sha1?: string;
+  sha256?: string;
+  sha512?: string;
+  md5?: string;
+}
+
+/** A listing entry that fails the schema: its path when that much is readable (so it is known to exist), and why. */
+export interface UnreadableEntry {
+  path: string | null;
+  reason: string;
+}
+
+export interface NexusAsset {
+  /** Without the leading slash. */
+  path: string;
+  downloadUrl: string;
+  checksum: NexusChecksums;
+  fileSize: number | null;
+  contentType: string | null;
+  uploader: string | null;
+}
+
+const hexOf = (n: number) => z.string().regex(new RegExp(`^[0-9a-fA-F]{${n}}$`)).transform((s) => s.toLowerCase());
+/** Nexus's own rule for repository names (letters, digits, '-', '_', '.'; never a leading '.'): a name such as '..' would leave the content root. */
+export const REPO_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+const repoSchema = z.object({ name: z.string().regex(REPO_NAME), format: z.string().max(50), type: z.string().max(50) });
+const settingEntrySchema = z.object({ name: z.string(), apt: z.object({ distribution: z.string().max(100) }).nullish() }).loose();
+const pathSchema = z.string().min(1).max(4096);
+const assetSchema = z.object({
+  path: pathSchema,
+  downloadUrl: z.string().max(8192).nullish(),
+  checksum: z.object({ sha1: hexOf(40).nullish(), sha256: hexOf(64).nullish(), sha512: hexOf(128).nullish(), md5: hexOf(32).nullish() }).nullish(),
+  fileSize: z.number().int().nonnegative().nullish(),
+  contentType: z.string().max(200).nullish(),
+  uploader: z.string().max(200).nullish(),
+});
+const pageSchema = z.object({ items: z.array(z.unknown()).max(10_000), continuationToken: z.string().max(4096).nullish() });
+
+
+/** The repository list, each name once (as first listed); entries that are not repositories are left out. */
+export function readRepositoryList(answer: unknown): Array<Omit<NexusRepository, 'distribution'>> {
+  const list = z.array(z.unknown()).max(100_000).safeParse(answer);
+  if (!list.success) throw new NexusError('invalid', 'the repository list is not a Nexus answer');
+  const byName = new Map<string, Omit<NexusRepository, 'distribution'>>();
+  for (const r of list.data) {
+    const p = repoSchema.safeParse(r);
+    if (p.success && !byName.has(p.data.name)) byName.set(p.data.name, p.data);
+  }
+  return [...byName.values()];
+}
+
+/** apt repositories' distributions from `repositorySettings`; an entry that cannot be read names none. */
+export function readDistributions(answer: unknown): Map<string, string> {
+  const dists = new Map<string, string>();
+  for (const entry of Array.isArray(answer) ? answer : []) {
+    const e = settingEntrySchema.safeParse(entry);
+    if (e.success && e.data.apt) dists.set(e.data.name, e.data.apt.distribution);
+  }
+  return dists;
+}
+
+export interface AssetPage {
+  items: NexusAsset[];
+  unreadable: UnreadableEntry[];
+  /** The next page's token; none on the last page. */
+  token: string | null;
+}
+
+/** One page of `/assets`: entries failing the schema are reported as unreadable (with their path when readable), not dropped. */
+export function readAssetPage(answer: unknown, repository: string): AssetPage {
+  const page = pageSchema.safeParse(answer);
+  if (!page.success) throw new NexusError('invalid', `asset listing of ${repository} is not a Nexus answer`);
+  const items: NexusAsset[] = [];
+  const unreadable: UnreadableEntry[] = [];
+  for (const raw of page.data.items) {
+    const a = assetSchema.safeParse(raw);
+    if (!a.success) {
+      const path = pathSchema.safeParse((raw as { path?: unknown } | null)?.path);
+      const fields = [...new Set(a.error.issues.map((i) => String(i.path[0] ?? 'entry')))].join(', ');
+      unreadable.push({ path: path.success ? path.data.replace(/^\/+/, '') : null, reason: `unreadable ${fields}` });
+      continue;
+    }
+    const c = a.data.checksum ?? {};
+    items.push({
+      path: a.data.path.replace(/^\/+/, ''),
+      downloadUrl: a.data.downloadUrl ?? '',
+      checksum: { ...(c.sha1 ? { sha1: c.sha1 } : {}), ...(c.sha256 ? { sha256: c.sha256 } : {}), ...(c.sha512 ? { sha512: c.sha512 } : {}), ...(c.md5 ? { md5: c.md5 } : {}) },
+      fileSize: a.data.fileSize ?? null,
+      contentType: a.data.contentType ?? null,
+      uploader: a.data.uploader ?? null,
+    });
+  }
+  return { items, unreadable, token: page.data.continuationToken ?? null };
+}
+
+/** `http(s)://host[:port][/context]` without a trailing slash; anything else is refused. */
+export function normalizeBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new NexusError('invalid', 'base_url must be an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NexusError('invalid', 'base_url must start with http:// or https://');
+  if (url.username || url.password || url.search || url.hash) throw new NexusError('invalid', 'base_url must not carry credentials, a query or a fragment');
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
