@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { defineFormat, type FormatContext, type TroveEnv } from '@trove/core';
+import { importMavenFile } from './import.js';
 import { defaultMavenConfig, mavenConfigSchema, type MavenConfig } from './config.js';
 import { readHandler } from './read.js';
 import { createState } from './state.js';
@@ -24,7 +25,7 @@ export const mavenFormat = defineFormat<MavenConfig>({
   title: 'Maven and Gradle',
   defaultConfig: defaultMavenConfig,
   configSchema: mavenConfigSchema,
-  create: (ctx) => ({ routes: routes(ctx), usage: mavenUsage }),
+  create: (ctx) => ({ routes: routes(ctx), usage: mavenUsage, importAsset: (input) => importMavenFile(ctx, input) }),
 });
 
 export default mavenFormat;
