@@ -4,7 +4,10 @@ import { configOf } from './config.js';
 export function debianUsage({ baseUrl, repo }: UsageInput): UsageSnippet[] {
   const url = `${baseUrl}/debian/${repo.name}`;
   const keyring = `/etc/apt/keyrings/trove-${repo.name}.gpg`;
-  const arches = configOf(repo.config).architectures.join(' ');
+  const config = configOf(repo.config);
+  const arches = config.architectures.join(' ');
+  // A mirrored apt repository's packages live in its source's one distribution, not in `stable`.
+  const dist = config.distribution ?? 'stable';
   const host = baseUrl.replace(/^https?:\/\//, '');
   const snippets: UsageSnippet[] = [
     {
@@ -15,7 +18,7 @@ export function debianUsage({ baseUrl, repo }: UsageInput): UsageSnippet[] {
     {
       title: `Add the repository (/etc/apt/sources.list.d/${repo.name}.sources)`,
       lang: 'ini',
-      code: `Types: deb\nURIs: ${url}\nSuites: stable\nComponents: main\nArchitectures: ${arches}\nSigned-By: ${keyring}`,
+      code: `Types: deb\nURIs: ${url}\nSuites: ${dist}\nComponents: main\nArchitectures: ${arches}\nSigned-By: ${keyring}`,
     },
   ];
   if (!repo.anonymousRead) {
@@ -30,12 +33,12 @@ export function debianUsage({ baseUrl, repo }: UsageInput): UsageSnippet[] {
     {
       title: 'Upload a package with the trove CLI (it opens and closes the publish session)',
       lang: 'shell',
-      code: `npm install -g ${baseUrl}/downloads/trove-cli.tgz   # once\ntrove login ${baseUrl}                                # once per machine (CI: --oidc)\ntrove upload ${repo.name} ./hello_1.0_amd64.deb --dist stable --component main`,
+      code: `npm install -g ${baseUrl}/downloads/trove-cli.tgz   # once\ntrove login ${baseUrl}                                # once per machine (CI: --oidc)\ntrove upload ${repo.name} ./hello_1.0_amd64.deb --dist ${dist} --component main`,
     },
     {
       title: 'Upload a package to a distribution and component (needs a publish session token)',
       lang: 'shell',
-      code: `curl -fsS -u "ci:$TROVE_PUBLISH_TOKEN" -T ./hello_1.0_amd64.deb ${url}/upload/stable/main`,
+      code: `curl -fsS -u "ci:$TROVE_PUBLISH_TOKEN" -T ./hello_1.0_amd64.deb ${url}/upload/${dist}/main`,
     },
   );
   return snippets;
