@@ -22,6 +22,8 @@ export interface PlannedMapping {
   remote: NexusRepository;
   format: string;
   existing: RepoRow | undefined;
+  /** The target already mirrors this source repository (its files are the mirror's own imports). */
+  kept: boolean;
   config: Record<string, unknown> | undefined;
 }
 
@@ -56,6 +58,11 @@ export function planMappings(ctx: CoreContext, source: SourceRow, entries: Mappi
         );
       }
     }
+    // A mirror makes its target what the source repository holds, replacing files as the source does: in a
+    // repository holding files of its own, it would replace released files, and the maven-metadata.xml that
+    // lists them, with the source's.
+    const kept = existing !== undefined && current.get(entry.source_repo)?.targetRepoId === existing.id;
+    if (existing && !kept) assertEmptyTarget(ctx, existing, r.name);
     // The distribution carries over from an apt source; checked by the format now, not half-way through the changes.
     let config: Record<string, unknown> | undefined;
     if (format === 'debian' && r.distribution) {
@@ -63,8 +70,16 @@ export function planMappings(ctx: CoreContext, source: SourceRow, entries: Mappi
       if (base.distribution !== r.distribution) config = { ...base, distribution: r.distribution };
     }
     if (config) ctx.repos.validateConfig(format, config);
-    return { entry, remote: r, format, existing, config };
+    return { entry, remote: r, format, existing, kept, config };
   });
+}
+
+/** Refuses a target that holds files: a mirror fills a new or an empty repository (see `planMappings`). */
+export function assertEmptyTarget(ctx: CoreContext, repo: RepoRow, sourceRepo: string): void {
+  const { items } = ctx.assets.list(repo, { limit: 1 });
+  if (items.length > 0) {
+    throw conflict(`repository ${repo.name} already holds files (${items[0]!.path}, ...); a mirror fills a new or empty repository: map ${sourceRepo} with create: true and a new name`);
+  }
 }
 
 /** A mapping PUT's body: `[{source_repo, target, create}]`, each source repository and target at most once. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { badGateway, badRequest, conflict, notFound, type CoreContext, type RepoRow } from '@trove/core';
 import { NexusClient, NexusError, normalizeBaseUrl, type NexusClientOptions, type NexusRepository } from './nexus/client.js';
-import { parseMappings, planMappings, type PlannedMapping } from './mapping-plan.js';
+import { assertEmptyTarget, parseMappings, planMappings, type PlannedMapping } from './mapping-plan.js';
 import { mirrorItems, mirrorMappings, mirrorSources, type MappingRow, type SourceRow } from './schema.js';
 
 const SOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -203,11 +203,13 @@ export class SourceService {
         else if (p.config) repo = await this.ctx.repos.update(repo.name, { config: p.config });
         if (!locksBefore.has(repo.name)) locksBefore.set(repo.name, repo.lockedBy);
         this.ctx.repos.setLock(repo.name, lockName(source, p.entry.source_repo));
+        // Again under the lock: an upload that committed after the plan's check would otherwise be taken for an import.
+        if (p.existing && !p.kept) assertEmptyTarget(this.ctx, repo, p.entry.source_repo);
         targets.push(repo);
       }
       this.ctx.db.transaction((tx) => {
         for (const m of current) {
-          const kept = plan.some((p, i) => p.entry.source_repo === m.sourceRepo && targets[i]!.id === m.targetRepoId);
+          const kept = plan.some((p) => p.kept && p.entry.source_repo === m.sourceRepo);
           if (!kept) tx.delete(mirrorItems).where(and(eq(mirrorItems.sourceId, id), eq(mirrorItems.sourceRepo, m.sourceRepo))).run();
         }
         tx.delete(mirrorMappings).where(eq(mirrorMappings.sourceId, id)).run();

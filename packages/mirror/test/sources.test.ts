@@ -171,7 +171,28 @@ describe('mirror sources API', () => {
     expect(put).toMatchObject({ status: 409, body: { error: expect.stringMatching(/keeps the history of source first, which is cut over; delete that source/) } });
     expect((await rig.api('GET', '/repos/files')).body.locked_by).toBe('');
     expect((await rig.api('DELETE', `/mirror/sources/${first.id}`)).status).toBe(204);
-    expect((await rig.api('PUT', `/mirror/sources/${second.id}/repos`, [{ source_repo: 'files', target: 'files', create: false }])).status).toBe(200);
+    // The history is gone, the files are not: they are Trove's own now.
+    const again = await rig.api('PUT', `/mirror/sources/${second.id}/repos`, [{ source_repo: 'files', target: 'files', create: false }]);
+    expect(again).toMatchObject({ status: 409, body: { error: expect.stringMatching(/^repository files already holds files \(a, \.\.\.\); a mirror fills a new or empty repository/) } });
+  });
+
+  it("refuses to mirror into a repository holding files of its own, and keeps a mapping's own target", async () => {
+    rig.nexus.put('files', 'a', 'from nexus');
+    await rig.trove.ctx.repos.create({ name: 'mine', format: 'raw' });
+    await rig.trove.ctx.repos.create({ name: 'empty', format: 'raw' });
+    const owned = await rig.trove.ctx.spool.receiveBytes([Buffer.from('trove’s own')], { maxBytes: 1024 });
+    await rig.trove.ctx.assets.commit({ repo: rig.trove.ctx.repos.require('mine'), path: 'a', file: owned, contentType: 'text/plain', uploader: 'alice' });
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    const put = (target: string) => rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target, create: false }]);
+    expect(await put('mine')).toMatchObject({ status: 409, body: { error: expect.stringMatching(/repository mine already holds files \(a, \.\.\.\); .*map files with create: true and a new name/) } });
+    expect((await rig.api('GET', '/repos/mine')).body.locked_by).toBe('');
+
+    expect((await put('empty')).status).toBe(200);
+    const sync = await rig.api('POST', `/mirror/sources/${s.id}/sync`);
+    expect(await waitSync(rig, sync.body.id)).toMatchObject({ state: 'done', repos: [{ fetched: 1 }] });
+    // Filled by this mapping: the same mapping again (as every PUT replaces the whole list) is no conflict.
+    expect((await put('empty')).status).toBe(200);
+    expect((await rig.api('GET', '/repos/empty')).body.locked_by).toBe('nexus/files');
   });
 
   it('changes nothing when one entry of a mapping cannot be applied', async () => {
