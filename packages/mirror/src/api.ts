@@ -85,7 +85,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
         .map((r) => {
           const why = r.type !== 'hosted' ? `a ${r.type} repository holds no content of its own` : FORMAT_OF.has(r.format) ? '' : `format ${r.format} is not mirrored`;
-          return { name: r.name, format: r.format, type: r.type, ...(r.distribution ? { distribution: r.distribution } : {}), mappable: !why, ...(why ? { reason: why } : {}), target: targets.get(r.name) ?? '' };
+          return { name: r.name, format: r.format, type: r.type, ...(r.distribution ? { distribution: r.distribution } : {}), ...(r.versionPolicy ? { version_policy: r.versionPolicy } : {}), mappable: !why, ...(why ? { reason: why } : {}), target: targets.get(r.name) ?? '' };
         });
       return c.json({ ...sourceJson(source), mirror_error: '', repos });
     } catch (err) {

@@ -63,15 +63,24 @@ export function planMappings(ctx: CoreContext, source: SourceRow, entries: Mappi
     // lists them, with the source's.
     const kept = existing !== undefined && current.get(entry.source_repo)?.targetRepoId === existing.id;
     if (existing && !kept) assertEmptyTarget(ctx, existing, r.name);
-    // The distribution carries over from an apt source; checked by the format now, not half-way through the changes.
+    // The source's rules carry over (an apt repository's distribution, a maven2 one's version policy); checked by
+    // the format now, not half-way through the changes.
     let config: Record<string, unknown> | undefined;
-    if (format === 'debian' && r.distribution) {
-      const base = existing ? (JSON.parse(existing.config) as Record<string, unknown>) : { architectures: ['amd64', 'arm64'] };
-      if (base.distribution !== r.distribution) config = { ...base, distribution: r.distribution };
+    const carried = carriedConfig(format, r);
+    if (carried) {
+      const base = existing ? (JSON.parse(existing.config) as Record<string, unknown>) : format === 'debian' ? { architectures: ['amd64', 'arm64'] } : {};
+      if (Object.entries(carried).some(([k, v]) => base[k] !== v)) config = { ...base, ...carried };
     }
     if (config) ctx.repos.validateConfig(format, config);
     return { entry, remote: r, format, existing, kept, config };
   });
+}
+
+/** The part of a target's config the source repository decides, when its settings were readable. */
+function carriedConfig(format: string, remote: NexusRepository): Record<string, unknown> | undefined {
+  if (format === 'debian' && remote.distribution) return { distribution: remote.distribution };
+  if (format === 'maven' && remote.versionPolicy) return { version_policy: remote.versionPolicy };
+  return undefined;
 }
 
 /** Refuses a target that holds files: a mirror fills a new or an empty repository (see `planMappings`). */

@@ -25,12 +25,12 @@ function readRoutes(ctx: FormatContext): Hono<TroveEnv> {
  * format packages; tests with the real formats and real clients live in apps/server/test/mirror*).
  * Reads serve the asset; writes go through the access rules, so the mirror's fence shows.
  */
-const storedFormat = (name: string) =>
+const storedFormat = (name: string, configSchema: z.ZodType<Record<string, unknown>>, defaultConfig: Record<string, unknown>) =>
   defineFormat({
     name,
     title: `${name} (test)`,
-    defaultConfig: {},
-    configSchema: z.object({}).strict(),
+    defaultConfig,
+    configSchema,
     create(ctx) {
       const app = readRoutes(ctx);
       app.put('/:repo/*', async (c) => {
@@ -42,8 +42,9 @@ const storedFormat = (name: string) =>
       return { routes: app };
     },
   });
-export const testRawFormat = storedFormat('raw');
-export const testMavenFormat = storedFormat('maven');
+export const testRawFormat = storedFormat('raw', z.object({}).strict(), {});
+/** With the real format's config rule: a maven2 source's version policy must pass it. */
+export const testMavenFormat = storedFormat('maven', z.object({ version_policy: z.enum(['release', 'snapshot', 'mixed']) }).strict(), { version_policy: 'mixed' });
 
 /** A slow store for the stand-in Debian format: each removal waits this long. */
 export const debianDouble = { removalDelayMs: 0 };

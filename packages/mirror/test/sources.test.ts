@@ -195,6 +195,22 @@ describe('mirror sources API', () => {
     expect((await rig.api('GET', '/repos/empty')).body.locked_by).toBe('nexus/files');
   });
 
+  it("carries a maven2 repository's version policy over to its target, created or existing", async () => {
+    rig.nexus.addRepo('rel', 'maven2', 'hosted', { versionPolicy: 'RELEASE' }).addRepo('snap', 'maven2', 'hosted', { versionPolicy: 'SNAPSHOT' });
+    await rig.trove.ctx.repos.create({ name: 'snapshots', format: 'maven' });
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    const listed = (await rig.api('GET', `/mirror/sources/${s.id}`)).body.repos;
+    expect(listed.find((r: { name: string }) => r.name === 'rel')).toMatchObject({ format: 'maven2', version_policy: 'release' });
+    expect(listed.find((r: { name: string }) => r.name === 'releases')).toMatchObject({ version_policy: 'mixed' });
+    const put = await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [
+      { source_repo: 'rel', target: 'rel', create: true },
+      { source_repo: 'snap', target: 'snapshots', create: false },
+    ]);
+    expect(put.status).toBe(200);
+    expect((await rig.api('GET', '/repos/rel')).body.config).toEqual({ version_policy: 'release' });
+    expect((await rig.api('GET', '/repos/snapshots')).body.config).toEqual({ version_policy: 'snapshot' });
+  });
+
   it('changes nothing when one entry of a mapping cannot be applied', async () => {
     rig.nexus.addRepo('apt-bad', 'apt', 'hosted', { distribution: 'focal/updates' });
     const { body: s } = await rig.api('POST', '/mirror/sources', source());

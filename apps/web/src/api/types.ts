@@ -242,7 +242,10 @@ export interface MirrorRemoteRepo {
   name: string;
   format: string;
   type: string;
+  /** apt: the distribution its target takes. */
   distribution?: string;
+  /** maven2: the version policy its target takes (release, snapshot, mixed). */
+  version_policy?: string;
   /** The Trove repository it is mapped to; '' when unmapped. */
   target?: string | null;
   create?: boolean;

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { HashAlgorithm, Spool, SpooledFile } from '@trove/blobstore';
 import { get, readCapped, readExactly, Watchdog } from './transport.js';
-import { NexusError, normalizeBaseUrl, readAssetPage, readDistributions, readRepositoryList, REPO_NAME, type NexusAsset, type NexusCredentials, type NexusRepository, type UnreadableEntry } from './wire.js';
+import { NexusError, normalizeBaseUrl, readAssetPage, readRepositorySettings, readRepositoryList, REPO_NAME, type NexusAsset, type NexusCredentials, type NexusRepository, type RepositorySettings, type UnreadableEntry } from './wire.js';
 
 export * from './wire.js';
 
@@ -64,15 +64,15 @@ export class NexusClient {
 
   async repositories(signal?: AbortSignal): Promise<NexusRepository[]> {
     const repos = readRepositoryList(await this.json('service/rest/v1/repositories', signal));
-    // Distributions need the admin-only settings listing: when it cannot be read (not an admin, a login page, an
-    // odd entry), the repositories are still listed, and an apt repository whose entry is unreadable has none known.
-    let dists = new Map<string, string>();
+    // Distributions and version policies need the admin-only settings listing: when it cannot be read (not an admin,
+    // a login page, an odd entry), the repositories are still listed, without what it would have added.
+    let settings = new Map<string, RepositorySettings>();
     try {
-      dists = readDistributions(await this.json('service/rest/v1/repositorySettings', signal));
+      settings = readRepositorySettings(await this.json('service/rest/v1/repositorySettings', signal));
     } catch (err) {
       if (signal?.aborted) throw err;
     }
-    return repos.map((r) => ({ ...r, ...(dists.has(r.name) ? { distribution: dists.get(r.name)! } : {}) }));
+    return repos.map((r) => ({ ...r, ...settings.get(r.name) }));
   }
 
   /**

@@ -25,12 +25,17 @@ export interface NexusCredentials {
   password: string;
 }
 
+/** Nexus's `maven.versionPolicy`, in Trove's spelling (the maven format's `version_policy`). */
+export type VersionPolicy = 'release' | 'snapshot' | 'mixed';
+
 export interface NexusRepository {
   name: string;
   format: string;
   type: string;
   /** apt only: the hosted repository's one distribution, from repositorySettings when readable. */
   distribution?: string;
+  /** maven2 only: which versions the repository takes, from repositorySettings when readable. */
+  versionPolicy?: VersionPolicy;
 }
 
 export interface NexusChecksums {
@@ -60,7 +65,13 @@ const hexOf = (n: number) => z.string().regex(new RegExp(`^[0-9a-fA-F]{${n}}$`))
 /** Nexus's own rule for repository names (letters, digits, '-', '_', '.'; never a leading '.'): a name such as '..' would leave the content root. */
 export const REPO_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
 const repoSchema = z.object({ name: z.string().regex(REPO_NAME), format: z.string().max(50), type: z.string().max(50) });
-const settingEntrySchema = z.object({ name: z.string(), apt: z.object({ distribution: z.string().max(100) }).nullish() }).loose();
+const settingEntrySchema = z
+  .object({
+    name: z.string(),
+    apt: z.object({ distribution: z.string().max(100) }).nullish(),
+    maven: z.object({ versionPolicy: z.enum(['RELEASE', 'SNAPSHOT', 'MIXED']).nullish() }).loose().nullish(),
+  })
+  .loose();
 const pathSchema = z.string().min(1).max(4096);
 const assetSchema = z.object({
   path: pathSchema,
@@ -74,10 +85,10 @@ const pageSchema = z.object({ items: z.array(z.unknown()).max(10_000), continuat
 
 
 /** The repository list, each name once (as first listed); entries that are not repositories are left out. */
-export function readRepositoryList(answer: unknown): Array<Omit<NexusRepository, 'distribution'>> {
+export function readRepositoryList(answer: unknown): Array<Pick<NexusRepository, 'name' | 'format' | 'type'>> {
   const list = z.array(z.unknown()).max(100_000).safeParse(answer);
   if (!list.success) throw new NexusError('invalid', 'the repository list is not a Nexus answer');
-  const byName = new Map<string, Omit<NexusRepository, 'distribution'>>();
+  const byName = new Map<string, Pick<NexusRepository, 'name' | 'format' | 'type'>>();
   for (const r of list.data) {
     const p = repoSchema.safeParse(r);
     if (p.success && !byName.has(p.data.name)) byName.set(p.data.name, p.data);
@@ -85,14 +96,19 @@ export function readRepositoryList(answer: unknown): Array<Omit<NexusRepository,
   return [...byName.values()];
 }
 
-/** apt repositories' distributions from `repositorySettings`; an entry that cannot be read names none. */
-export function readDistributions(answer: unknown): Map<string, string> {
-  const dists = new Map<string, string>();
+/** What `repositorySettings` adds to a repository: an apt one's distribution, a maven2 one's version policy. */
+export type RepositorySettings = Pick<NexusRepository, 'distribution' | 'versionPolicy'>;
+
+/** Each repository's settings from `repositorySettings`; an entry that cannot be read adds nothing. */
+export function readRepositorySettings(answer: unknown): Map<string, RepositorySettings> {
+  const byName = new Map<string, RepositorySettings>();
   for (const entry of Array.isArray(answer) ? answer : []) {
     const e = settingEntrySchema.safeParse(entry);
-    if (e.success && e.data.apt) dists.set(e.data.name, e.data.apt.distribution);
+    if (!e.success) continue;
+    const policy = e.data.maven?.versionPolicy;
+    byName.set(e.data.name, { ...(e.data.apt ? { distribution: e.data.apt.distribution } : {}), ...(policy ? { versionPolicy: policy.toLowerCase() as VersionPolicy } : {}) });
   }
-  return dists;
+  return byName;
 }
 
 export interface AssetPage {

@@ -38,6 +38,7 @@ interface DoubleRepo {
   members: string[];
   remoteUrl?: string;
   distribution?: string;
+  versionPolicy?: 'RELEASE' | 'SNAPSHOT' | 'MIXED';
   assets: Map<string, DoubleAsset>;
 }
 
@@ -171,9 +172,9 @@ export class NexusDouble {
     }
   }
 
-  addRepo(name: string, format: NexusFormat, type: NexusRepoType = 'hosted', extra: { members?: string[]; remoteUrl?: string; distribution?: string } = {}): this {
+  addRepo(name: string, format: NexusFormat, type: NexusRepoType = 'hosted', extra: { members?: string[]; remoteUrl?: string; distribution?: string; versionPolicy?: 'RELEASE' | 'SNAPSHOT' | 'MIXED' } = {}): this {
     this.listingOrder.clear();
-    this.repos.set(name, { name, format, type, members: extra.members ?? [], ...(extra.remoteUrl ? { remoteUrl: extra.remoteUrl } : {}), ...(extra.distribution ? { distribution: extra.distribution } : {}), assets: new Map() });
+    this.repos.set(name, { name, format, type, members: extra.members ?? [], ...(extra.remoteUrl ? { remoteUrl: extra.remoteUrl } : {}), ...(extra.distribution ? { distribution: extra.distribution } : {}), ...(extra.versionPolicy ? { versionPolicy: extra.versionPolicy } : {}), assets: new Map() });
     return this;
   }
 
@@ -265,7 +266,7 @@ export class NexusDouble {
   private settingsJson(r: DoubleRepo) {
     const base = { name: r.name, format: r.format, type: r.type, url: `${this.url}/repository/${r.name}`, online: true };
     if (r.format === 'apt') return { ...base, apt: { distribution: r.distribution ?? 'bionic' } };
-    if (r.format === 'maven2') return { ...base, maven: { versionPolicy: 'MIXED', layoutPolicy: 'STRICT' } };
+    if (r.format === 'maven2') return { ...base, maven: { versionPolicy: r.versionPolicy ?? 'MIXED', layoutPolicy: 'STRICT' } };
     return base;
   }
 

@@ -72,7 +72,10 @@ function MappingEditor({ source, cutOver, onSaved }: { source: MirrorSource; cut
                   <span>{r.name}</span>
                 </label>
               </td>
-              <td>{r.format}</td>
+              <td>
+                {r.format}
+                {(r.distribution ?? r.version_policy) && <span className="muted small"> ({r.distribution ?? r.version_policy})</span>}
+              </td>
               <td>{r.type}</td>
               <td>
                 {mappable(r) ? (
