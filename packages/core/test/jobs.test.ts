@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { applyMigrations, coreMigrations, JobRunner, openDatabase, type JobRun } from '../src/index.js';
+import { applyMigrations, coreMigrations, defineModule, JobRunner, openDatabase, type JobRun } from '../src/index.js';
+import { startTestServer } from '../src/testing/server.js';
 
 const log = pino({ level: 'silent' });
 
@@ -114,5 +115,29 @@ describe('job facility', () => {
     second.jobs.resumeAll();
     expect((await second.jobs.wait(rec.id)).state).toBe('cancelled');
     expect(sawCancel).toBe(true);
+  });
+});
+
+describe('job facility in the server lifecycle', () => {
+  it('ends running jobs at shutdown before any module stops: a job never writes through a stopped module', async () => {
+    const events: string[] = [];
+    const store = defineModule({ name: 'store', create: () => ({ stop: async () => void events.push('store stopped') }) });
+    const worker = defineModule({
+      name: 'worker',
+      after: ['store'],
+      create: (ctx) => {
+        ctx.jobs.register('fill', async (run: JobRun) => {
+          await new Promise<void>((resolve) => run.signal.addEventListener('abort', () => resolve(), { once: true }));
+          await new Promise((r) => setTimeout(r, 20)); // the handler's last writes after its abort
+          events.push('job ended');
+          run.signal.throwIfAborted();
+        });
+        return { start: () => void ctx.jobs.start('fill', 'k', {}) };
+      },
+    });
+    const s = await startTestServer({ modules: [store, worker] });
+    await new Promise((r) => setTimeout(r, 20));
+    await s.close();
+    expect(events).toEqual(['job ended', 'store stopped']);
   });
 });

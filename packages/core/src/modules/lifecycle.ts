@@ -97,6 +97,9 @@ export async function startModules(opts: CreateCoreOptions): Promise<RunningModu
     async stop() {
       if (stopped) return;
       stopped = true;
+      // Jobs first: a job uses modules (the mirror imports through the formats), and one still running after
+      // its format stopped would queue work nobody finishes (Debian's pool removals).
+      await core.jobs.stop();
       await stopStarted();
       await core.close();
     },
