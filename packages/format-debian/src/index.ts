@@ -6,7 +6,7 @@ import { debianConfigSchema, defaultDebianConfig, type DebianConfig } from './co
 import { debianRoutes, publicKeyRoute } from './routes.js';
 import { debianSettings } from './settings.js';
 import { keyFromFiles, KeyFileError } from './signing.js';
-import { createDebianState, type DebianState, type DebianStateOptions } from './state.js';
+import { createDebianState, queueOrphanPoolFiles, type DebianState, type DebianStateOptions } from './state.js';
 import { debianUsage } from './usage.js';
 
 export const debianMigrations: MigrationSet = {
@@ -37,7 +37,9 @@ async function start(state: DebianState): Promise<void> {
       throw err;
     }
   });
-  if (state.store.dirtyDists().length) state.rebuilder.notify();
+  const orphans = queueOrphanPoolFiles(state);
+  if (orphans) ctx.log.info({ files: orphans }, 'debian: pool files no package names are deleted after the next rebuild');
+  if (orphans || state.store.dirtyDists().length) state.rebuilder.notify();
 }
 
 /** The Debian format; `opts` lets a test or an embedder choose how a missing signing key is generated. */

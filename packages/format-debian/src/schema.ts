@@ -26,7 +26,11 @@ export const debPackages = sqliteTable(
     control: text('control').notNull(),
     createdAt: timestamp('created_at').notNull(),
   },
-  (t) => [uniqueIndex('deb_packages_identity').on(t.repoId, t.package, t.version, t.architecture)],
+  (t) => [
+    uniqueIndex('deb_packages_identity').on(t.repoId, t.package, t.version, t.architecture),
+    // A pool file's package (removals, the start's orphan sweep): without it each lookup reads the repository's every package.
+    index('deb_packages_filename').on(t.repoId, t.filename),
+  ],
 );
 
 /** Which packages a distribution's component lists. */

@@ -1,7 +1,9 @@
-import type { FormatContext } from '@trove/core';
+import { and, eq, notExists, sql } from 'drizzle-orm';
+import { schema, type FormatContext } from '@trove/core';
 import { buildDist, type BuildResult } from './build.js';
 import { Rebuilder } from './rebuilder.js';
 import { SigningKeys, type SigningKeysOptions } from './signing.js';
+import { debPackages } from './schema.js';
 import { DebianStore } from './store.js';
 
 /** What one Debian format instance owns: its store, its signing keys and its rebuild timer. */
@@ -66,4 +68,26 @@ async function buildDirty(state: DebianState): Promise<void> {
     if (state.lastBuilds.length > 20) state.lastBuilds.shift();
     state.ctx.log.info({ repo: repo.name, dist, generation: result.generation, units: result.rebuiltUnits.length, ms }, 'debian indexes rebuilt');
   }
+}
+
+/**
+ * Queues for removal every pool file no package names: left by a crash between a file's commit and
+ * its package's, or by a removal the process did not live to finish (`poolRemovals` is memory). Run
+ * at start, before any upload can be between those two commits; the next rebuild publishes first.
+ */
+export function queueOrphanPoolFiles(state: DebianState): number {
+  const { db, name } = state.ctx;
+  const { assets, repos } = schema;
+  const named = db
+    .select({ one: sql`1` })
+    .from(debPackages)
+    .where(and(eq(debPackages.repoId, assets.repoId), eq(debPackages.filename, assets.path)));
+  const orphans = db
+    .select({ repoId: assets.repoId, path: assets.path })
+    .from(assets)
+    .innerJoin(repos, eq(repos.id, assets.repoId))
+    .where(and(eq(repos.format, name), notExists(named)))
+    .all();
+  state.poolRemovals.push(...orphans);
+  return orphans.length;
 }

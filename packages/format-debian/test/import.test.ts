@@ -1,8 +1,10 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importAsset, removeImported } from '@trove/core';
 import type { TestServer } from '@trove/core/testing/server';
-import { debServer, get, makeDeb, settled } from './helpers.js';
+import { debServer, get, makeDeb, settled, upload } from './helpers.js';
 
 let s: TestServer;
 afterEach(() => s?.close());
@@ -30,5 +32,26 @@ describe('imports (the mirror hook)', () => {
     await settled(s, 'apt');
     expect(await packages('bookworm')).not.toMatch(/mirrored/);
     expect((await get(s, 'debian/apt/pool/main/m/mirrored/mirrored_1.0_amd64.deb')).status).toBe(404);
+  });
+});
+
+describe('pool files no package names', () => {
+  it('are deleted at the next start, once the indexes are published: a crash between the two commits leaves no file that blocks a re-upload', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'trove-deb-orphan-'));
+    s = await debServer({ dataDir });
+    expect((await upload(s, 'apt', 'stable', 'main', makeDeb({ name: 'kept', version: '1.0' }))).status).toBe(201);
+    // What a crash leaves between a file's commit and its package's (or a pool removal lost with the process).
+    const repo = s.ctx.repos.require('apt');
+    const orphanPath = 'pool/main/o/orphan/orphan_1.0_amd64.deb';
+    await s.ctx.assets.commit({ repo, path: orphanPath, file: await spool(makeDeb({ name: 'orphan', version: '1.0' })), contentType: 'application/vnd.debian.binary-package', uploader: 'ci', onExisting: 'conflict' });
+    await s.close();
+
+    s = await debServer({ dataDir });
+    await settled(s, 'apt');
+    expect((await get(s, `debian/apt/${orphanPath}`)).status).toBe(404);
+    expect((await get(s, 'debian/apt/pool/main/k/kept/kept_1.0_amd64.deb')).status).toBe(200);
+    expect((await upload(s, 'apt', 'stable', 'main', makeDeb({ name: 'orphan', version: '1.0', payload: 'other bytes' }))).status).toBe(201);
+    await settled(s, 'apt');
+    expect(await packages('stable')).toMatch(/^Package: orphan$/m);
   });
 });

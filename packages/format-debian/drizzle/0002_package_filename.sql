@@ -1,0 +1,1 @@
+CREATE INDEX `deb_packages_filename` ON `deb_packages` (`repo_id`,`filename`);
