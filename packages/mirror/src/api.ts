@@ -118,7 +118,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
     return c.json(syncJson(syncs.start(source.id, 'manual')), 202);
   });
 
-  app.post('/mirror/sources/:id/cutover', (c) => {
+  app.post('/mirror/sources/:id/cutover', async (c) => {
     const source = sources.get(c.req.param('id'));
     if (source.state === 'cut_over') throw conflict(`source ${source.name} is already cut over`);
     sources.assertNotRemapping(source);
@@ -126,6 +126,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
       sources.markCutOver(source.id);
       return c.json({ source: sourceJson(sources.get(source.id)) }, 202);
     }
+    await syncs.makeWayForCutover(source.id);
     const sync = syncs.start(source.id, 'cutover');
     return c.json({ source: sourceJson(source), sync: syncJson(sync) }, 202);
   });

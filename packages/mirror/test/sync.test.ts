@@ -318,6 +318,29 @@ describe('mirror sync', () => {
     expect((await rig.api('POST', `/mirror/sources/${id}/cutover`)).status).toBe(409);
   });
 
+  it('cuts over while a routine sync runs: that sync makes way (cancelled, saying why), the final sync runs now', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`f${i}`] = `x${i}`;
+    const id = await mirrored(files);
+    rig.nexus.knobs.downloadDelayMs = 40;
+    const routine = await rig.api('POST', `/mirror/sources/${id}/sync`);
+    await eventually(async () => ((await rig.api('GET', `/mirror/syncs/${routine.body.id}`)).body.repos[0]?.fetched ?? 0) > 0);
+    rig.nexus.knobs.downloadDelayMs = 0;
+    const cut = await rig.api('POST', `/mirror/sources/${id}/cutover`);
+    expect(cut.status).toBe(202);
+    expect(await rig.api('POST', `/mirror/sources/${id}/cutover`)).toMatchObject({ status: 409, body: { error: 'a cut-over of this source is already running' } });
+    expect((await rig.api('GET', `/mirror/syncs/${routine.body.id}`)).body).toMatchObject({ state: 'cancelled', error: expect.stringMatching(/^cancelled to start the cut-over/) });
+    expect(await waitSync(rig, cut.body.sync.id)).toMatchObject({ state: 'done', trigger: 'cutover' });
+    expect((await rig.api('GET', `/mirror/sources/${id}`)).body.state).toBe('cut_over');
+    // What the cancelled sync imported is not fetched again; only its downloads in flight are.
+    const cancelled = (await rig.api('GET', `/mirror/syncs/${routine.body.id}`)).body.repos[0].fetched;
+    let again = 0;
+    for (let i = 0; i < 30; i++) again += rig.nexus.downloads('files', `f${i}`) - 1;
+    expect(cancelled).toBeGreaterThan(0);
+    expect(again).toBeLessThanOrEqual(4); // mirror.concurrency
+    expect((await rig.api('GET', `/mirror/syncs/${cut.body.sync.id}`)).body.repos[0]).toMatchObject({ fetched: 30 - cancelled, skipped_unchanged: cancelled });
+  });
+
   it('does not cut over while the final sync leaves a file behind', async () => {
     const id = await mirrored({ a: '1', bad: '2' });
     rig.nexus.knobs.lyingChecksums.add('files/bad');

@@ -72,6 +72,20 @@ export class MirrorSyncs {
     return this.get(syncId);
   }
 
+  /**
+   * Makes way for a cut-over: a running routine sync (manual or scheduled) is cancelled, its history
+   * saying why, so the final sync can start now rather than whenever a sync is not running (with syncs
+   * that take longer than the interval, never). What it imported stays recorded and is not fetched
+   * again. 409 when the running sync is a cut-over's own.
+   */
+  async makeWayForCutover(sourceId: string): Promise<void> {
+    const running = this.active(sourceId);
+    if (running === undefined) return;
+    if (this.get(running).trigger === 'cutover') throw conflict('a cut-over of this source is already running');
+    await this.cancel(running);
+    this.ctx.db.update(mirrorSyncs).set({ error: 'cancelled to start the cut-over; what it imported stays and is not fetched again' }).where(eq(mirrorSyncs.id, running)).run();
+  }
+
   /** When the source's newest sync started; undefined when it never synced. */
   lastStartedAt(sourceId: string): Date | undefined {
     return this.ctx.db.select({ startedAt: mirrorSyncs.startedAt }).from(mirrorSyncs).where(eq(mirrorSyncs.sourceId, sourceId)).orderBy(desc(mirrorSyncs.id)).limit(1).get()?.startedAt;
