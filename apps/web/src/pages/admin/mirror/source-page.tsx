@@ -74,7 +74,7 @@ function MappingEditor({ source, cutOver, onSaved }: { source: MirrorSource; cut
               </td>
               <td>
                 {r.format}
-                {(r.distribution ?? r.version_policy) && <span className="muted small"> ({r.distribution ?? r.version_policy})</span>}
+                {mappable(r) && (r.distribution ?? r.version_policy) && <span className="muted small"> ({r.distribution ?? r.version_policy})</span>}
               </td>
               <td>{r.type}</td>
               <td>
