@@ -62,7 +62,14 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
     repos: syncs.repos(s.id).map(repoCounters),
   });
 
-  app.post('/mirror/sources', async (c) => c.json(sourceJson(await sources.create(await json(c))), 201));
+  // Admin actions go to the audit log under the source's name; a password is never part of the detail.
+  const audit = (c: Context<TroveEnv>, action: string, source: SourceRow, detail: Record<string, unknown> = {}) => ctx.audit.recordFor(c, { action: `mirror.${action}`, target: source.name, detail: { id: source.id, ...detail } });
+
+  app.post('/mirror/sources', async (c) => {
+    const source = await sources.create(await json(c));
+    audit(c, 'source.create', source, { base_url: source.baseUrl, username: source.username });
+    return c.json(sourceJson(source), 201);
+  });
 
   app.get('/mirror/sources', (c) => {
     const { items, last } = sources.list(decodeCursor(c.req.query('after'), isString), pageLimit(c.req.query('limit')));
@@ -94,12 +101,18 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
     }
   });
 
-  app.patch('/mirror/sources/:id', async (c) => c.json(sourceJson(await sources.update(c.req.param('id'), await json(c)))));
+  app.patch('/mirror/sources/:id', async (c) => {
+    const body = await json(c);
+    const source = await sources.update(c.req.param('id'), body);
+    audit(c, 'source.update', source, { fields: Object.keys(body), base_url: source.baseUrl, username: source.username });
+    return c.json(sourceJson(source));
+  });
 
   app.delete('/mirror/sources/:id', (c) => {
     const source = sources.get(c.req.param('id'));
     if (syncs.active(source.id) !== undefined) throw conflict(`a sync of ${source.name} is running`);
     sources.delete(source.id);
+    audit(c, 'source.delete', source);
     return c.body(null, 204);
   });
 
@@ -107,7 +120,11 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
     const id = c.req.param('id');
     sources.get(id);
     const body = await readJson(c, ctx.settings.int('max_json_bytes'));
-    const mappings = await sources.setMappings(id, body, () => syncs.active(id) !== undefined);
+    const { mappings, created, reconfigured } = await sources.setMappings(id, body, () => syncs.active(id) !== undefined);
+    const source = sources.get(id);
+    for (const repo of created) ctx.audit.recordFor(c, { action: 'repo.create', target: repo.name, detail: { format: repo.format, mirror: source.name } });
+    for (const repo of reconfigured) ctx.audit.recordFor(c, { action: 'repo.update', target: repo.name, detail: { fields: ['config'], mirror: source.name } });
+    audit(c, 'mapping.set', source, { mapping: mappings.map(mappingJson) });
     return c.json({ items: mappings.map(mappingJson) });
   });
 
@@ -115,7 +132,9 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
     const source = sources.get(c.req.param('id'));
     if (source.state === 'cut_over') throw conflict(`source ${source.name} is cut over; it no longer syncs`);
     if (!sources.mappings(source.id).length) throw badRequest(`source ${source.name} has no mapped repositories (PUT .../repos first)`);
-    return c.json(syncJson(syncs.start(source.id, 'manual')), 202);
+    const sync = syncs.start(source.id, 'manual');
+    audit(c, 'sync.start', source, { sync: String(sync.id) });
+    return c.json(syncJson(sync), 202);
   });
 
   app.post('/mirror/sources/:id/cutover', async (c) => {
@@ -124,10 +143,12 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
     sources.assertNotRemapping(source);
     if (!sources.mappings(source.id).length) {
       sources.markCutOver(source.id);
+      audit(c, 'cutover', source);
       return c.json({ source: sourceJson(sources.get(source.id)) }, 202);
     }
-    await syncs.makeWayForCutover(source.id);
+    const cancelled = await syncs.makeWayForCutover(source.id);
     const sync = syncs.start(source.id, 'cutover');
+    audit(c, 'cutover', source, { sync: String(sync.id), ...(cancelled !== undefined ? { cancelled_sync: String(cancelled) } : {}) });
     return c.json({ source: sourceJson(source), sync: syncJson(sync) }, 202);
   });
 
@@ -145,7 +166,11 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
     return c.json(page(items.map((f) => ({ source_repo: f.sourceRepo, path: f.path, reason: f.reason })), last));
   });
 
-  app.delete('/mirror/syncs/:id', async (c) => c.json(syncJson(await syncs.cancel(syncId(c.req.param('id'))))));
+  app.delete('/mirror/syncs/:id', async (c) => {
+    const sync = await syncs.cancel(syncId(c.req.param('id')));
+    audit(c, 'sync.cancel', sources.get(sync.sourceId), { sync: String(sync.id) });
+    return c.json(syncJson(sync));
+  });
 
   return app;
 }

@@ -18,6 +18,13 @@ export function sourceProblem(err: unknown): Error {
   return badGateway(`the source is unreachable: ${err.message}`);
 }
 
+/** A saved mapping, and the repositories it created or whose config it changed (for the audit log). */
+export interface MappingChange {
+  mappings: MappingRow[];
+  created: RepoRow[];
+  reconfigured: RepoRow[];
+}
+
 const passwordKey = (id: string) => `mirror.source.${id}.password`;
 
 /**
@@ -55,8 +62,17 @@ export class SourceService {
   }
 
   client(source: SourceRow): NexusClient {
-    const password = this.ctx.secrets.open(passwordKey(source.id), source.passwordSealed);
-    return new NexusClient({ baseUrl: source.baseUrl, username: source.username, password }, this.clientOptions);
+    return new NexusClient({ baseUrl: source.baseUrl, username: source.username, password: this.password(source) }, this.clientOptions);
+  }
+
+  /** The stored password; a 409 saying what to do when it cannot be opened (a master key replaced without it). */
+  private password(source: SourceRow): string {
+    try {
+      return this.ctx.secrets.open(passwordKey(source.id), source.passwordSealed);
+    } catch {
+      this.ctx.log.warn({ source: source.name }, 'mirror: the stored source password cannot be decrypted with the current master key');
+      throw conflict(`the stored password of source ${source.name} cannot be decrypted (was the master key replaced?); PATCH the source with its password`);
+    }
   }
 
   get(id: string): SourceRow {
@@ -134,7 +150,7 @@ export class SourceService {
     }
     const username = (body.username as string | undefined) ?? current.username;
     // As with secret settings, an empty password means "unchanged".
-    const password = typeof body.password === 'string' && body.password !== '' ? body.password : this.ctx.secrets.open(passwordKey(id), current.passwordSealed);
+    const password = typeof body.password === 'string' && body.password !== '' ? body.password : this.password(current);
     await this.check(baseUrl, username, password);
     return this.ctx.db
       .update(mirrorSources)
@@ -175,7 +191,7 @@ export class SourceService {
    * While this runs, no sync of the source starts (`assertNotRemapping`): one would fill targets
    * that are being replaced.
    */
-  async setMappings(id: string, body: unknown, running: () => boolean): Promise<MappingRow[]> {
+  async setMappings(id: string, body: unknown, running: () => boolean): Promise<MappingChange> {
     const source = this.get(id);
     if (source.state === 'cut_over') throw conflict(`source ${source.name} is cut over; it is read-only history`);
     this.assertNotRemapping(source);
@@ -191,16 +207,18 @@ export class SourceService {
     }
   }
 
-  private async applyMappings(source: SourceRow, plan: PlannedMapping[]): Promise<MappingRow[]> {
+  private async applyMappings(source: SourceRow, plan: PlannedMapping[]): Promise<MappingChange> {
     const id = source.id;
     const current = this.mappings(id);
     const locksBefore = new Map<string, string>();
     const targets: RepoRow[] = [];
+    const created: RepoRow[] = [];
+    const reconfigured: RepoRow[] = [];
     try {
       for (const p of plan) {
         let repo = p.existing;
-        if (!repo) repo = await this.ctx.repos.create({ name: p.entry.target, format: p.format, ...(p.config ? { config: p.config } : {}) });
-        else if (p.config) repo = await this.ctx.repos.update(repo.name, { config: p.config });
+        if (!repo) created.push((repo = await this.ctx.repos.create({ name: p.entry.target, format: p.format, ...(p.config ? { config: p.config } : {}) })));
+        else if (p.config) reconfigured.push((repo = await this.ctx.repos.update(repo.name, { config: p.config })));
         if (!locksBefore.has(repo.name)) locksBefore.set(repo.name, repo.lockedBy);
         this.ctx.repos.setLock(repo.name, lockName(source, p.entry.source_repo));
         // Again under the lock: an upload that committed after the plan's check would otherwise be taken for an import.
@@ -233,7 +251,7 @@ export class SourceService {
       const repo = this.ctx.repos.byId(m.targetRepoId);
       if (repo?.lockedBy.startsWith(`${source.name}/`)) this.ctx.repos.setLock(repo.name, '');
     }
-    return this.mappings(id);
+    return { mappings: this.mappings(id), created, reconfigured };
   }
 
   private check(baseUrl: string, username: string, password: string): Promise<void> {

@@ -1,5 +1,7 @@
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { mirrorSources } from '../src/schema.js';
 import { startRig, waitSync, type Rig } from './harness.js';
 
 let rig: Rig;
@@ -88,6 +90,41 @@ describe('mirror sources API', () => {
     const elsewhere = rig.nexus.url.replace('127.0.0.1', 'localhost');
     expect(await rig.api('PATCH', `/mirror/sources/${s.id}`, { base_url: elsewhere })).toMatchObject({ status: 400, body: { error: 'base_url moves to another host; send the password with it' } });
     expect(await rig.api('PATCH', `/mirror/sources/${s.id}`, { base_url: elsewhere, password: 'admin123' })).toMatchObject({ status: 200, body: { base_url: elsewhere } });
+  });
+
+  it('answers 409 saying what to do when the stored password cannot be decrypted, and takes a new one', async () => {
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    // What a master key replaced without the old one leaves: a sealed value this server cannot open.
+    rig.trove.ctx.db.update(mirrorSources).set({ passwordSealed: rig.trove.ctx.secrets.seal('another.secret', 'admin123') }).where(eq(mirrorSources.id, s.id)).run();
+    const why = /^the stored password of source nexus cannot be decrypted \(was the master key replaced\?\); PATCH the source with its password$/;
+    expect(await rig.api('PATCH', `/mirror/sources/${s.id}`, { username: 'admin' })).toMatchObject({ status: 409, body: { error: expect.stringMatching(why) } });
+    expect(await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }])).toMatchObject({ status: 409, body: { error: expect.stringMatching(why) } });
+    expect(await rig.api('GET', `/mirror/sources/${s.id}`)).toMatchObject({ status: 200, body: { mirror_error: expect.stringMatching(why) } });
+    expect((await rig.api('PATCH', `/mirror/sources/${s.id}`, { password: 'admin123' })).status).toBe(200);
+    expect((await rig.api('GET', `/mirror/sources/${s.id}`)).body.mirror_error).toBe('');
+  });
+
+  it('records every admin action in the audit log, the repositories a mapping creates included, never the password', async () => {
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    await rig.api('PATCH', `/mirror/sources/${s.id}`, { password: 'admin123' });
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }]);
+    const sync = await rig.api('POST', `/mirror/sources/${s.id}/sync`);
+    await waitSync(rig, sync.body.id);
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, []);
+    expect((await rig.api('DELETE', `/mirror/sources/${s.id}`)).status).toBe(204);
+    const entries = rig.trove.ctx.audit.page({ limit: 50 }).items.reverse();
+    expect(entries.map((e) => [e.action, e.target])).toEqual([
+      ['mirror.source.create', 'nexus'],
+      ['mirror.source.update', 'nexus'],
+      ['repo.create', 'files'],
+      ['mirror.mapping.set', 'nexus'],
+      ['mirror.sync.start', 'nexus'],
+      ['mirror.mapping.set', 'nexus'],
+      ['mirror.source.delete', 'nexus'],
+    ]);
+    expect(entries.every((e) => e.actor === 'admin')).toBe(true);
+    expect(JSON.stringify(entries)).not.toMatch(/admin123/);
+    expect(JSON.parse(entries[3]!.detail)).toMatchObject({ id: s.id, mapping: [{ source_repo: 'files', target: 'files' }] });
   });
 
   it('maps hosted repositories, creates and locks targets, and refuses proxies, groups and foreign formats with why', async () => {

@@ -332,6 +332,8 @@ describe('mirror sync', () => {
     expect((await rig.api('GET', `/mirror/syncs/${routine.body.id}`)).body).toMatchObject({ state: 'cancelled', error: expect.stringMatching(/^cancelled to start the cut-over/) });
     expect(await waitSync(rig, cut.body.sync.id)).toMatchObject({ state: 'done', trigger: 'cutover' });
     expect((await rig.api('GET', `/mirror/sources/${id}`)).body.state).toBe('cut_over');
+    const audited = rig.trove.ctx.audit.page({ limit: 1, action: 'mirror.cutover' }).items[0]!;
+    expect(JSON.parse(audited.detail)).toEqual({ id, sync: String(cut.body.sync.id), cancelled_sync: String(routine.body.id) });
     // What the cancelled sync imported is not fetched again; only its downloads in flight are.
     const cancelled = (await rig.api('GET', `/mirror/syncs/${routine.body.id}`)).body.repos[0].fetched;
     let again = 0;

@@ -76,14 +76,15 @@ export class MirrorSyncs {
    * Makes way for a cut-over: a running routine sync (manual or scheduled) is cancelled, its history
    * saying why, so the final sync can start now rather than whenever a sync is not running (with syncs
    * that take longer than the interval, never). What it imported stays recorded and is not fetched
-   * again. 409 when the running sync is a cut-over's own.
+   * again. 409 when the running sync is a cut-over's own. Answers the id of the sync it cancelled.
    */
-  async makeWayForCutover(sourceId: string): Promise<void> {
+  async makeWayForCutover(sourceId: string): Promise<number | undefined> {
     const running = this.active(sourceId);
-    if (running === undefined) return;
+    if (running === undefined) return undefined;
     if (this.get(running).trigger === 'cutover') throw conflict('a cut-over of this source is already running');
     await this.cancel(running);
     this.ctx.db.update(mirrorSyncs).set({ error: 'cancelled to start the cut-over; what it imported stays and is not fetched again' }).where(eq(mirrorSyncs.id, running)).run();
+    return running;
   }
 
   /** When the source's newest sync started; undefined when it never synced. */
