@@ -76,7 +76,15 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     })
     .prepare();
 
-  const writeCounters = () => db.update(mirrorSyncRepos).set(counters).where(and(eq(mirrorSyncRepos.syncId, syncId), eq(mirrorSyncRepos.sourceRepo, sourceRepo))).run();
+  // Prepared once too: it runs with every batch of records. Built per call, drizzle's query building and
+  // SQLite's prepare cost a sixth of a small file's import CPU (bench/mirror-import.mjs, a --cpu-prof of a sync).
+  const counterNames = ['listed', 'fetched', 'skipped', 'deleted', 'failed', 'bytes'] as const satisfies readonly (keyof RepoCounters)[];
+  const updateCounters = db
+    .update(mirrorSyncRepos)
+    .set(Object.fromEntries(counterNames.map((k) => [k, sql.placeholder(k)])))
+    .where(and(eq(mirrorSyncRepos.syncId, syncId), eq(mirrorSyncRepos.sourceRepo, sourceRepo)))
+    .prepare();
+  const writeCounters = () => updateCounters.run({ ...counters });
   const flush = () => {
     recordImports();
     writeCounters();
