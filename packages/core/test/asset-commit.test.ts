@@ -45,6 +45,24 @@ describe('asset commits (the writes of one turn share a transaction)', () => {
     expect(statuses.slice(2)).toEqual(Array(15).fill('created'));
   });
 
+  it('lets imports of different turns share a transaction without any of them failing for another', async () => {
+    s = await coreServer();
+    await s.ctx.repos.create({ name: 'notes', format: 'note' });
+    await commitAll([{ path: 'taken', body: 'first' }]);
+    const repo = s.ctx.repos.require('notes');
+    let asked = 0;
+    const refuseInTheWrite: OnExisting = () => (++asked === 1 ? 'replace' : 'conflict');
+    const entries: Entry[] = [...many('i'), { path: 'taken', body: 'second', onExisting: refuseInTheWrite }, ...many('j')];
+    const commits: Promise<string>[] = [];
+    for (const { path, body, onExisting } of entries) {
+      const file = await s.ctx.spool.receive(Readable.from([Buffer.from(body)]), { maxBytes: 1e6 });
+      commits.push(s.ctx.assets.commit({ repo, path, file, contentType: 'text/plain', uploader: 'nexus', onExisting: onExisting ?? 'replace', importing: true }).then((r) => r.status, (e) => (isTroveError(e) ? e.code : String(e))));
+      await new Promise((r) => setImmediate(r)); // the next import arrives in a later turn, as a mirror's do
+    }
+    expect(await Promise.all(commits)).toEqual([...Array(15).fill('created'), 'asset_exists', ...Array(15).fill('created')]);
+    for (const { path, body } of [...many('i'), ...many('j')]) expect(s.ctx.assets.get(repo, path)?.size).toBe(body.length);
+  });
+
   it('refuses a write that reaches its commit after the repository was locked, but not an import', async () => {
     s = await coreServer();
     await s.ctx.repos.create({ name: 'notes', format: 'note' });

@@ -31,6 +31,11 @@ export interface CommitInput {
 type CommitResult = { status: CommitStatus; asset: AssetRow };
 type WriteTx = Parameters<Parameters<TroveDb['transaction']>[0]>[0];
 
+/** How long an import waits for others to share its transaction (see `AssetService.writeSoon`). */
+const IMPORT_WINDOW_MS = 3;
+/** Writes one transaction takes at most before it is written without waiting longer. */
+const MAX_SHARED_WRITES = 256;
+
 /** An asset write waiting for the next shared transaction (`AssetService.writeSoon`). */
 interface QueuedWrite {
   write: (tx: WriteTx) => CommitResult;
@@ -69,8 +74,12 @@ export class AssetService {
    * asset write anywhere (the `assets` generation, bumped in the write's own transaction).
    */
   private readonly rows;
-  /** Asset writes of this turn of the event loop, written together at its end (`writeSoon`). */
+  /** Asset writes waiting for their shared transaction (`writeSoon`). */
   private queued: QueuedWrite[] = [];
+  /** The end of this turn of the event loop, when a write that may not wait is queued. */
+  private flushNow: NodeJS.Immediate | undefined;
+  /** The end of the imports' window, while only imports are queued. */
+  private flushLater: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: TroveDb,
@@ -114,7 +123,7 @@ export class AssetService {
       const release = this.blobs.pin(key);
       try {
         await this.blobs.putIfAbsent(key, { path: file.path, sync: () => file.sync(), onMoved: () => file.movedAway() });
-        return await this.writeSoon((tx) => this.write(tx, input, key));
+        return await this.writeSoon((tx) => this.write(tx, input, key), input.importing === true);
       } finally {
         release();
       }
@@ -124,19 +133,29 @@ export class AssetService {
   }
 
   /**
-   * Runs `write` in a transaction shared with the other asset writes of this turn of the event loop.
-   * One transaction per file was about a tenth of a small file's mirror import (bench/mirror-import.mjs).
-   * A write refuses (a TroveError, the conflict rule) before it changes anything, so a refusal fails
-   * only its own commit; any other error rolls back the whole transaction and fails all of them.
-   * The promises settle once the transaction has committed: nothing is acknowledged before it is written.
+   * Runs `write` in a transaction shared with the other asset writes of this turn of the event loop,
+   * or, when only imports are waiting, of the next IMPORT_WINDOW_MS: a bulk import's files commit a
+   * few per millisecond, each in a turn of its own. Per file, a transaction's WAL pages were about a
+   * tenth of a small file's mirror import; with the window (and the mirror's own for its records) a
+   * 10,000-file sync ran 4-15% faster in alternating runs (bench/mirror-import.mjs).
+   * An upload never waits for it. A write refuses (a TroveError, the conflict rule) before it changes
+   * anything, so a refusal fails only its own commit; any other error rolls back the whole transaction
+   * and fails all of them. The promises settle once the transaction has committed: nothing is
+   * acknowledged before it is written.
    */
-  private writeSoon(write: (tx: WriteTx) => CommitResult): Promise<CommitResult> {
+  private writeSoon(write: (tx: WriteTx) => CommitResult, canWait: boolean): Promise<CommitResult> {
     return new Promise((resolve, reject) => {
-      if (this.queued.push({ write, resolve, reject }) === 1) setImmediate(() => this.writeQueued());
+      const waiting = this.queued.push({ write, resolve, reject });
+      if (this.flushNow) return;
+      if (canWait && waiting < MAX_SHARED_WRITES) this.flushLater ??= setTimeout(() => this.writeQueued(), IMPORT_WINDOW_MS);
+      else this.flushNow = setImmediate(() => this.writeQueued());
     });
   }
 
   private writeQueued(): void {
+    clearImmediate(this.flushNow);
+    clearTimeout(this.flushLater);
+    this.flushNow = this.flushLater = undefined;
     const batch = this.queued;
     this.queued = [];
     const outcomes: ({ ok: true; result: CommitResult } | { ok: false; error: unknown })[] = [];

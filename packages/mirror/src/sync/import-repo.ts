@@ -39,6 +39,8 @@ function unsafePath(path: string): boolean {
   return path.length > 1024 || path.split('/').some((seg) => seg === '' || seg === '.' || seg === '..' || /[\\\u0000-\u001f\u007f]/.test(seg));
 }
 /** A content type the source declares, kept only when it is one (parameters in printable ASCII: it becomes a response header). */
+/** Imports recorded together: those committed within this many milliseconds share one transaction (see `record`). */
+const RECORD_WINDOW_MS = 3;
 const MIME = /^[\w.+-]+\/[\w.+-]+(;[\t\x20-\x7e]{0,100})?$/;
 
 /**
@@ -115,8 +117,8 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   };
 
   /**
-   * Imports waiting to be recorded in `mirror_items`: written a tick after they commit, all of that
-   * tick's in one transaction. One transaction per file was a tenth of a small file's import
+   * Imports waiting to be recorded in `mirror_items`: written RECORD_WINDOW_MS after the first of them
+   * commits, all in one transaction. One transaction per file was a tenth of a small file's import
    * (bench/mirror-import.mjs). A kill in between costs those few files a second download on resume,
    * never a wrong skip: a file is recorded only after its import committed.
    */
@@ -142,7 +144,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     }
   };
   const record = (item: { path: string; sha1: string; targetPath: string }) => {
-    if (unrecorded.push(item) === 1) setImmediate(recordImports);
+    if (unrecorded.push(item) === 1) setTimeout(recordImports, RECORD_WINDOW_MS);
   };
 
   /**
