@@ -210,7 +210,7 @@ export class NexusClient {
     const watch = new Watchdog(this.timeoutMs, signal, totalMs);
     let res: IncomingMessage;
     try {
-      res = await get(url, { Authorization: this.auth, Accept: 'application/json, */*' }, watch.signal);
+      res = await get(url, { Authorization: this.auth, Accept: 'application/json, */*' }, watch);
     } catch (err) {
       watch.stop();
       if (signal?.aborted) throw err;
