@@ -92,7 +92,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
         .map((r) => {
           const why = r.type !== 'hosted' ? `a ${r.type} repository holds no content of its own` : FORMAT_OF.has(r.format) ? '' : `format ${r.format} is not mirrored`;
-          return { name: r.name, format: r.format, type: r.type, ...(r.distribution ? { distribution: r.distribution } : {}), ...(r.versionPolicy ? { version_policy: r.versionPolicy } : {}), mappable: !why, ...(why ? { reason: why } : {}), target: targets.get(r.name) ?? '' };
+          return { name: r.name, format: r.format, type: r.type, ...(r.distribution ? { distribution: r.distribution } : {}), ...(r.versionPolicy ? { version_policy: r.versionPolicy } : {}), ...(r.redeploy !== undefined ? { redeploy: r.redeploy } : {}), mappable: !why, ...(why ? { reason: why } : {}), target: targets.get(r.name) ?? '' };
         });
       return c.json({ ...sourceJson(source), mirror_error: '', repos });
     } catch (err) {
@@ -123,7 +123,7 @@ export function mirrorApi(ctx: CoreContext, sources: SourceService, syncs: Mirro
     const { mappings, created, reconfigured } = await sources.setMappings(id, body, () => syncs.active(id) !== undefined);
     const source = sources.get(id);
     for (const repo of created) ctx.audit.recordFor(c, { action: 'repo.create', target: repo.name, detail: { format: repo.format, mirror: source.name } });
-    for (const repo of reconfigured) ctx.audit.recordFor(c, { action: 'repo.update', target: repo.name, detail: { fields: ['config'], mirror: source.name } });
+    for (const repo of reconfigured) ctx.audit.recordFor(c, { action: 'repo.update', target: repo.name, detail: { mirror: source.name } });
     audit(c, 'mapping.set', source, { mapping: mappings.map(mappingJson) });
     return c.json({ items: mappings.map(mappingJson) });
   });

@@ -24,7 +24,10 @@ export interface PlannedMapping {
   existing: RepoRow | undefined;
   /** The target already mirrors this source repository (its files are the mirror's own imports). */
   kept: boolean;
+  /** The target's new config, when the source's rules change it. */
   config: Record<string, unknown> | undefined;
+  /** A raw target's new `overwrite`, when the source's redeploy rule changes it. */
+  overwrite: 'allow' | 'deny' | undefined;
 }
 
 /**
@@ -72,7 +75,10 @@ export function planMappings(ctx: CoreContext, source: SourceRow, entries: Mappi
       if (Object.entries(carried).some(([k, v]) => base[k] !== v)) config = { ...base, ...carried };
     }
     if (config) ctx.repos.validateConfig(format, config);
-    return { entry, remote: r, format, existing, kept, config };
+    // Nexus's redeploy rule becomes a raw repository's `overwrite`: CI that replaces files keeps working after the cut-over.
+    const wanted = format === 'raw' && r.redeploy !== undefined ? (r.redeploy ? 'allow' : 'deny') : undefined;
+    const overwrite = wanted !== undefined && wanted !== (existing?.overwrite ?? 'deny') ? wanted : undefined;
+    return { entry, remote: r, format, existing, kept, config, overwrite };
   });
 }
 

@@ -217,8 +217,9 @@ export class SourceService {
     try {
       for (const p of plan) {
         let repo = p.existing;
-        if (!repo) created.push((repo = await this.ctx.repos.create({ name: p.entry.target, format: p.format, ...(p.config ? { config: p.config } : {}) })));
-        else if (p.config) reconfigured.push((repo = await this.ctx.repos.update(repo.name, { config: p.config })));
+        const rules = { ...(p.config ? { config: p.config } : {}), ...(p.overwrite ? { overwrite: p.overwrite } : {}) };
+        if (!repo) created.push((repo = await this.ctx.repos.create({ name: p.entry.target, format: p.format, ...rules })));
+        else if (p.config || p.overwrite) reconfigured.push((repo = await this.ctx.repos.update(repo.name, rules)));
         if (!locksBefore.has(repo.name)) locksBefore.set(repo.name, repo.lockedBy);
         this.ctx.repos.setLock(repo.name, lockName(source, p.entry.source_repo));
         // Again under the lock: an upload that committed after the plan's check would otherwise be taken for an import.

@@ -248,6 +248,21 @@ describe('mirror sources API', () => {
     expect((await rig.api('GET', '/repos/snapshots')).body.config).toEqual({ version_policy: 'snapshot' });
   });
 
+  it("carries Nexus's redeploy rule over to a raw target's overwrite", async () => {
+    rig.nexus.addRepo('ci-files', 'raw', 'hosted', { writePolicy: 'ALLOW' });
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    const listed = (await rig.api('GET', `/mirror/sources/${s.id}`)).body.repos;
+    expect(listed.find((r: { name: string }) => r.name === 'ci-files')).toMatchObject({ redeploy: true });
+    expect(listed.find((r: { name: string }) => r.name === 'files')).toMatchObject({ redeploy: false });
+    const put = await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [
+      { source_repo: 'ci-files', target: 'ci-files', create: true },
+      { source_repo: 'files', target: 'files', create: true },
+    ]);
+    expect(put.status).toBe(200);
+    expect((await rig.api('GET', '/repos/ci-files')).body.overwrite).toBe('allow');
+    expect((await rig.api('GET', '/repos/files')).body.overwrite).toBe('deny');
+  });
+
   it('changes nothing when one entry of a mapping cannot be applied', async () => {
     rig.nexus.addRepo('apt-bad', 'apt', 'hosted', { distribution: 'focal/updates' });
     const { body: s } = await rig.api('POST', '/mirror/sources', source());

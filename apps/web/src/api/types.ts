@@ -246,6 +246,8 @@ export interface MirrorRemoteRepo {
   distribution?: string;
   /** maven2: the version policy its target takes (release, snapshot, mixed). */
   version_policy?: string;
+  /** Whether the source lets a stored file be deployed again (a raw target's overwrite follows it). */
+  redeploy?: boolean;
   /** The Trove repository it is mapped to; '' when unmapped. */
   target?: string | null;
   create?: boolean;

@@ -36,6 +36,8 @@ export interface NexusRepository {
   distribution?: string;
   /** maven2 only: which versions the repository takes, from repositorySettings when readable. */
   versionPolicy?: VersionPolicy;
+  /** Whether a stored file may be deployed again (Nexus's `storage.writePolicy`), from repositorySettings when readable. */
+  redeploy?: boolean;
 }
 
 export interface NexusChecksums {
@@ -70,6 +72,7 @@ const settingEntrySchema = z
     name: z.string(),
     apt: z.object({ distribution: z.string().max(100) }).nullish(),
     maven: z.object({ versionPolicy: z.enum(['RELEASE', 'SNAPSHOT', 'MIXED']).nullish() }).loose().nullish(),
+    storage: z.object({ writePolicy: z.enum(['ALLOW', 'ALLOW_ONCE', 'DENY']).nullish() }).loose().nullish(),
   })
   .loose();
 const pathSchema = z.string().min(1).max(4096);
@@ -96,8 +99,8 @@ export function readRepositoryList(answer: unknown): Array<Pick<NexusRepository,
   return [...byName.values()];
 }
 
-/** What `repositorySettings` adds to a repository: an apt one's distribution, a maven2 one's version policy. */
-export type RepositorySettings = Pick<NexusRepository, 'distribution' | 'versionPolicy'>;
+/** What `repositorySettings` adds to a repository: an apt one's distribution, a maven2 one's version policy, the redeploy rule. */
+export type RepositorySettings = Pick<NexusRepository, 'distribution' | 'versionPolicy' | 'redeploy'>;
 
 /** Each repository's settings from `repositorySettings`; an entry that cannot be read adds nothing. */
 export function readRepositorySettings(answer: unknown): Map<string, RepositorySettings> {
@@ -106,7 +109,13 @@ export function readRepositorySettings(answer: unknown): Map<string, RepositoryS
     const e = settingEntrySchema.safeParse(entry);
     if (!e.success) continue;
     const policy = e.data.maven?.versionPolicy;
-    byName.set(e.data.name, { ...(e.data.apt ? { distribution: e.data.apt.distribution } : {}), ...(policy ? { versionPolicy: policy.toLowerCase() as VersionPolicy } : {}) });
+    const write = e.data.storage?.writePolicy;
+    byName.set(e.data.name, {
+      ...(e.data.apt ? { distribution: e.data.apt.distribution } : {}),
+      ...(policy ? { versionPolicy: policy.toLowerCase() as VersionPolicy } : {}),
+      // ALLOW_ONCE ("disable redeploy") and DENY (read-only) both keep a stored file as it is.
+      ...(write ? { redeploy: write === 'ALLOW' } : {}),
+    });
   }
   return byName;
 }

@@ -39,6 +39,7 @@ interface DoubleRepo {
   remoteUrl?: string;
   distribution?: string;
   versionPolicy?: 'RELEASE' | 'SNAPSHOT' | 'MIXED';
+  writePolicy?: 'ALLOW' | 'ALLOW_ONCE' | 'DENY';
   assets: Map<string, DoubleAsset>;
 }
 
@@ -172,9 +173,9 @@ export class NexusDouble {
     }
   }
 
-  addRepo(name: string, format: NexusFormat, type: NexusRepoType = 'hosted', extra: { members?: string[]; remoteUrl?: string; distribution?: string; versionPolicy?: 'RELEASE' | 'SNAPSHOT' | 'MIXED' } = {}): this {
+  addRepo(name: string, format: NexusFormat, type: NexusRepoType = 'hosted', extra: { members?: string[]; remoteUrl?: string; distribution?: string; versionPolicy?: 'RELEASE' | 'SNAPSHOT' | 'MIXED'; writePolicy?: 'ALLOW' | 'ALLOW_ONCE' | 'DENY' } = {}): this {
     this.listingOrder.clear();
-    this.repos.set(name, { name, format, type, members: extra.members ?? [], ...(extra.remoteUrl ? { remoteUrl: extra.remoteUrl } : {}), ...(extra.distribution ? { distribution: extra.distribution } : {}), ...(extra.versionPolicy ? { versionPolicy: extra.versionPolicy } : {}), assets: new Map() });
+    this.repos.set(name, { name, format, type, members: extra.members ?? [], ...(extra.remoteUrl ? { remoteUrl: extra.remoteUrl } : {}), ...(extra.distribution ? { distribution: extra.distribution } : {}), ...(extra.versionPolicy ? { versionPolicy: extra.versionPolicy } : {}), ...(extra.writePolicy ? { writePolicy: extra.writePolicy } : {}), assets: new Map() });
     return this;
   }
 
@@ -264,7 +265,14 @@ export class NexusDouble {
   }
 
   private settingsJson(r: DoubleRepo) {
-    const base = { name: r.name, format: r.format, type: r.type, url: `${this.url}/repository/${r.name}`, online: true };
+    const base = {
+      name: r.name,
+      format: r.format,
+      type: r.type,
+      url: `${this.url}/repository/${r.name}`,
+      online: true,
+      ...(r.type === 'hosted' ? { storage: { blobStoreName: 'default', strictContentTypeValidation: true, writePolicy: r.writePolicy ?? 'ALLOW_ONCE' } } : {}),
+    };
     if (r.format === 'apt') return { ...base, apt: { distribution: r.distribution ?? 'bionic' } };
     if (r.format === 'maven2') return { ...base, maven: { versionPolicy: r.versionPolicy ?? 'MIXED', layoutPolicy: 'STRICT' } };
     return base;

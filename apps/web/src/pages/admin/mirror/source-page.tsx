@@ -74,7 +74,7 @@ function MappingEditor({ source, cutOver, onSaved }: { source: MirrorSource; cut
               </td>
               <td>
                 {r.format}
-                {mappable(r) && (r.distribution ?? r.version_policy) && <span className="muted small"> ({r.distribution ?? r.version_policy})</span>}
+                {mappable(r) && ruleOf(r) && <span className="muted small"> ({ruleOf(r)})</span>}
               </td>
               <td>{r.type}</td>
               <td>
@@ -148,6 +148,14 @@ function EditSource({ source, onDone }: { source: MirrorSource; onDone(saved: bo
       </div>
     </form>
   );
+}
+
+/** The source's rule its target takes: an apt distribution, a maven2 version policy, a raw repository's redeploy rule. */
+function ruleOf(r: MirrorRemoteRepo): string | undefined {
+  if (r.distribution) return r.distribution;
+  if (r.version_policy) return r.version_policy;
+  if (r.format === 'raw' && r.redeploy !== undefined) return r.redeploy ? 'redeploy' : 'no redeploy';
+  return undefined;
 }
 
 /** One source: its remote repositories and mapping, sync now, history, cut-over, edit and delete. */
