@@ -211,19 +211,32 @@ export class SourceService {
     const id = source.id;
     const current = this.mappings(id);
     const locksBefore = new Map<string, string>();
+    const rulesBefore = new Map<string, { config: Record<string, unknown>; overwrite: 'allow' | 'deny' }>();
     const targets: RepoRow[] = [];
     const created: RepoRow[] = [];
     const reconfigured: RepoRow[] = [];
+    const lock = (repo: RepoRow, sourceRepo: string) => {
+      if (!locksBefore.has(repo.name)) locksBefore.set(repo.name, repo.lockedBy);
+      return this.ctx.repos.setLock(repo.name, lockName(source, sourceRepo));
+    };
     try {
+      // Existing targets first: locked, then checked again under the lock (an upload that committed after the
+      // plan's check would otherwise be taken for an import), before anything else about them changes.
       for (const p of plan) {
-        let repo = p.existing;
+        if (!p.existing) continue;
+        lock(p.existing, p.entry.source_repo);
+        if (!p.kept) assertEmptyTarget(this.ctx, p.existing, p.entry.source_repo);
+      }
+      for (const p of plan) {
         const rules = { ...(p.config ? { config: p.config } : {}), ...(p.overwrite ? { overwrite: p.overwrite } : {}) };
-        if (!repo) created.push((repo = await this.ctx.repos.create({ name: p.entry.target, format: p.format, ...rules })));
-        else if (p.config || p.overwrite) reconfigured.push((repo = await this.ctx.repos.update(repo.name, rules)));
-        if (!locksBefore.has(repo.name)) locksBefore.set(repo.name, repo.lockedBy);
-        this.ctx.repos.setLock(repo.name, lockName(source, p.entry.source_repo));
-        // Again under the lock: an upload that committed after the plan's check would otherwise be taken for an import.
-        if (p.existing && !p.kept) assertEmptyTarget(this.ctx, repo, p.entry.source_repo);
+        let repo: RepoRow;
+        if (!p.existing) {
+          created.push((repo = await this.ctx.repos.create({ name: p.entry.target, format: p.format, ...rules })));
+          repo = lock(repo, p.entry.source_repo);
+        } else if (p.config || p.overwrite) {
+          rulesBefore.set(p.existing.name, { config: JSON.parse(p.existing.config) as Record<string, unknown>, overwrite: p.existing.overwrite });
+          reconfigured.push((repo = await this.ctx.repos.update(p.existing.name, rules)));
+        } else repo = p.existing;
         targets.push(repo);
       }
       this.ctx.db.transaction((tx) => {
@@ -235,15 +248,18 @@ export class SourceService {
         plan.forEach((p, i) => tx.insert(mirrorMappings).values({ sourceId: id, sourceRepo: p.entry.source_repo, sourceFormat: p.remote.format, targetRepoId: targets[i]!.id }).run());
       });
     } catch (err) {
-      // Checked above, so this is the unforeseen (a full disk, a repository made meanwhile): leave no lock
-      // that no mapping explains. A repository made here stays, empty and unlocked (core deletes none).
-      for (const [name, lockedBy] of locksBefore) {
+      // Checked above, so this is the unforeseen (an upload in between, a repository made meanwhile, a full disk):
+      // leave no lock that no mapping explains, and no rule the source imposed. A repository made here stays,
+      // empty and unlocked (core deletes none).
+      const undo = async (name: string, what: string, fn: () => unknown) => {
         try {
-          this.ctx.repos.setLock(name, lockedBy);
+          await fn();
         } catch (undoErr) {
-          this.ctx.log.warn({ err: undoErr, repo: name }, 'mirror: could not put a lock back after a failed mapping change');
+          this.ctx.log.warn({ err: undoErr, repo: name }, `mirror: could not put back a ${what} after a failed mapping change`);
         }
-      }
+      };
+      for (const [name, rules] of rulesBefore) await undo(name, 'config', () => this.ctx.repos.update(name, rules));
+      for (const [name, lockedBy] of locksBefore) await undo(name, 'lock', () => this.ctx.repos.setLock(name, lockedBy));
       throw err;
     }
     const targetsNow = new Set(targets.map((t) => t.id));

@@ -263,6 +263,29 @@ describe('mirror sources API', () => {
     expect((await rig.api('GET', '/repos/files')).body.overwrite).toBe('deny');
   });
 
+  it("puts back the rules it gave a target when a later entry fails to apply", async () => {
+    rig.nexus.addRepo('rel', 'maven2', 'hosted', { versionPolicy: 'RELEASE' }).addRepo('ci-files', 'raw', 'hosted', { writePolicy: 'ALLOW' });
+    const ctx = rig.trove.ctx;
+    await ctx.repos.create({ name: 'maven-empty', format: 'maven' });
+    await ctx.repos.create({ name: 'ci', format: 'raw' });
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    // The unforeseen: a repository of the name made by someone else between the checks and the creation.
+    const create = ctx.repos.create.bind(ctx.repos);
+    ctx.repos.create = async (input) => {
+      await create({ name: String(input.name), format: 'raw' });
+      return create(input);
+    };
+    const put = await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [
+      { source_repo: 'rel', target: 'maven-empty', create: false },
+      { source_repo: 'ci-files', target: 'ci', create: false },
+      { source_repo: 'files', target: 'new-files', create: true },
+    ]);
+    expect(put.status).toBe(409);
+    expect((await rig.api('GET', '/repos/maven-empty')).body).toMatchObject({ locked_by: '', config: { version_policy: 'mixed' } });
+    expect((await rig.api('GET', '/repos/ci')).body).toMatchObject({ locked_by: '', overwrite: 'deny' });
+    expect((await rig.api('GET', `/mirror/sources/${s.id}`)).body.mapping).toEqual([]);
+  });
+
   it('changes nothing when one entry of a mapping cannot be applied', async () => {
     rig.nexus.addRepo('apt-bad', 'apt', 'hosted', { distribution: 'focal/updates' });
     const { body: s } = await rig.api('POST', '/mirror/sources', source());

@@ -82,8 +82,9 @@ export class MirrorSyncs {
     const running = this.active(sourceId);
     if (running === undefined) return undefined;
     if (this.get(running).trigger === 'cutover') throw conflict('a cut-over of this source is already running');
-    await this.cancel(running);
-    this.ctx.db.update(mirrorSyncs).set({ error: 'cancelled to start the cut-over; what it imported stays and is not fetched again' }).where(eq(mirrorSyncs.id, running)).run();
+    const ended = await this.cancel(running);
+    // A sync that finished as the cancel came keeps its own outcome.
+    if (ended.state === 'cancelled') this.ctx.db.update(mirrorSyncs).set({ error: 'cancelled to start the cut-over; what it imported stays and is not fetched again' }).where(eq(mirrorSyncs.id, running)).run();
     return running;
   }
 
