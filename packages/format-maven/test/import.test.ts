@@ -22,13 +22,22 @@ describe('imports (the mirror hook)', () => {
     expect(s.ctx.assets.get(repo, 'com/acme/widget/1.0/widget-1.0.jar')!.uploader).toBe('jane');
   });
 
-  it("skips files no Maven GET could reach (Nexus's .index/ and .meta/), with the reason, and stores nothing", async () => {
+  it("skips files a Maven GET refuses (Nexus's .index/ and .meta/), with the reason, and stores nothing", async () => {
     s = await mavenServer();
     const repo = s.ctx.repos.require('releases');
-    for (const path of ['.meta/prefixes.txt', '.index/nexus-maven-repository-index.gz', 'com/acme/widget/1.0/widget-1.0.jar.sha1.md5']) {
+    for (const path of ['.meta/prefixes.txt', '.index/nexus-maven-repository-index.gz', 'com/acme/-widget/1.0/x.jar']) {
       const result = await importAsset(s.ctx, { repo, path, file: await spool('x'), contentType: 'text/plain', uploader: 'jane' });
-      expect(result).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/not part of the Maven layout/) });
+      expect(result).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/not a path Trove serves in a Maven repository/) });
       expect(s.ctx.assets.get(repo, path)).toBeUndefined();
+    }
+  });
+
+  it('lands files outside the artifact layout that a GET serves, as Nexus holds them', async () => {
+    s = await mavenServer();
+    const repo = s.ctx.repos.require('releases');
+    for (const path of ['archetype-catalog.xml', 'com/acme/KEYS', 'com/acme/widget/1.0/README.txt']) {
+      expect(await importAsset(s.ctx, { repo, path, file: await spool(`${path} bytes`), contentType: 'text/plain', uploader: 'jane' })).toMatchObject({ status: 'created', path });
+      expect(await (await get(path)).text()).toBe(`${path} bytes`);
     }
   });
 });
