@@ -73,7 +73,8 @@ async function buildDirty(state: DebianState): Promise<void> {
 /**
  * Queues for removal every pool file no package names: left by a crash between a file's commit and
  * its package's, or by a removal the process did not live to finish (`poolRemovals` is memory). Run
- * at start, before any upload can be between those two commits; the next rebuild publishes first.
+ * at start, before the listener takes uploads. The next rebuild publishes first, and deletes a file
+ * only if still no package names it (a resumed mirror import may have named it again meanwhile).
  */
 export function queueOrphanPoolFiles(state: DebianState): number {
   const { db, name } = state.ctx;

@@ -91,10 +91,6 @@ export class RepoService {
 
   /** The config a repository of `format` would get from `config` (defaults when empty); 400 when the format refuses it. */
   validateConfig(format: string, config: unknown): Record<string, unknown> {
-    return this.checkConfig(format, config);
-  }
-
-  private checkConfig(format: string, config: unknown): Record<string, unknown> {
     const def = this.configOf(format);
     if (!def) throw badRequest(`unknown format ${format}; registered: ${this.formatNames().join(', ')}`);
     if (config === undefined || (config && typeof config === 'object' && !Array.isArray(config) && Object.keys(config).length === 0)) {
@@ -114,7 +110,7 @@ export class RepoService {
       throw badRequest('name must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit');
     }
     if (typeof input.format !== 'string') throw badRequest('format is required');
-    const config = this.checkConfig(input.format, input.config);
+    const config = this.validateConfig(input.format, input.config);
     if (input.anonymous_read !== undefined && typeof input.anonymous_read !== 'boolean') throw badRequest('anonymous_read must be a boolean');
     if (input.overwrite !== undefined && input.overwrite !== 'allow' && input.overwrite !== 'deny') throw badRequest('overwrite must be "allow" or "deny"');
     if (this.byName(input.name)) throw conflict(`repository ${input.name} already exists`);
@@ -139,7 +135,7 @@ export class RepoService {
     if (patch.name !== undefined && patch.name !== name) throw badRequest('a repository cannot be renamed');
     if (patch.format !== undefined && patch.format !== current.format) throw badRequest('the format of a repository cannot change');
     const set: Partial<RepoRow> = { updatedAt: new Date() };
-    if (patch.config !== undefined) set.config = JSON.stringify(this.checkConfig(current.format, patch.config));
+    if (patch.config !== undefined) set.config = JSON.stringify(this.validateConfig(current.format, patch.config));
     if (patch.anonymous_read !== undefined) {
       if (typeof patch.anonymous_read !== 'boolean') throw badRequest('anonymous_read must be a boolean');
       set.anonymousRead = patch.anonymous_read;

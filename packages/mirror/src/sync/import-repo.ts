@@ -38,9 +38,9 @@ const MAVEN_METADATA = /(^|\/)maven-metadata\.xml$/;
 function unsafePath(path: string): boolean {
   return path.length > 1024 || path.split('/').some((seg) => seg === '' || seg === '.' || seg === '..' || /[\\\u0000-\u001f\u007f]/.test(seg));
 }
-/** A content type the source declares, kept only when it is one (parameters in printable ASCII: it becomes a response header). */
 /** Imports recorded together: those committed within this many milliseconds share one transaction (see `record`). */
 const RECORD_WINDOW_MS = 3;
+/** A content type the source declares, kept only when it is one (parameters in printable ASCII: it becomes a response header). */
 const MIME = /^[\w.+-]+\/[\w.+-]+(;[\t\x20-\x7e]{0,100})?$/;
 
 /**
