@@ -166,6 +166,6 @@ for (const repo of ['small', 'large'].filter((r) => (r === 'small' ? SMALL : LAR
     rows.push({ name: 'four digests in one pass, core 0, MB/s', value: Number(h.stdout.trim()) });
   }
 }
-notes.push(`runs ${RUNS}, concurrency ${C}; Trove verifies sha1, md5, sha256 and sha512 (the double declares all four) and fsyncs each file, the plain download does neither`);
+notes.push(`runs ${RUNS}, concurrency ${C}; Trove verifies sha1, md5, sha256 and sha512 (the double declares all four) and makes each file durable (small ones many at a time, with shared filesystem flushes; its flush helper's CPU is counted in Trove's), the plain download does neither`);
 await stopChild(double);
 summary({ id: 'mirror-import', title: 'Mirror import from the Nexus double vs a plain parallel download', rows, notes });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** VmHWM (peak RSS) and VmRSS of a process, in bytes, from /proc/<pid>/status. */
 export function memoryOf(pid) {
@@ -11,10 +11,33 @@ export function memoryOf(pid) {
   return { hwm: kib('VmHWM'), rss: kib('VmRSS') };
 }
 
-/** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat. */
+/**
+ * CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat, with that
+ * of its live children and of the children they have reaped: the fs blob store's flush helper (a
+ * shell that runs `sync -f`) works for the server, on the server's core.
+ */
 export function cpuSeconds(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100; // clock ticks; USER_HZ is 100 on Linux
+  const ticks = (p, withReaped) => {
+    const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(f[11]) + Number(f[12]) + (withReaped ? Number(f[13]) + Number(f[14]) : 0); // utime stime cutime cstime
+  };
+  let total = ticks(pid, false); // the server's own reaped children (none it keeps) are not part of a run
+  for (const child of childrenOf(pid)) {
+    try {
+      total += ticks(child, true);
+    } catch {
+      // ended since it was listed
+    }
+  }
+  return total / 100; // clock ticks; USER_HZ is 100 on Linux
+}
+
+function childrenOf(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean));
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -21,6 +21,10 @@ export interface SpooledFile {
   sync(): Promise<void>;
   /** A blob driver moved the file away (BlobSource.onMoved): `dispose` then has nothing to remove. */
   movedAway(): void;
+  /** False until the file is flushed (`ReceiveOptions.durable: false`, before `sync`). */
+  readonly durable: boolean;
+  /** Closes the file's descriptor without flushing it (BlobSource.release); `sync` still works after it. */
+  release(): Promise<void>;
 }
 
 /** The body crossed `limit`; nothing of it is kept. */
@@ -262,7 +266,18 @@ function spooledFile(path: string, durable: boolean, openFd?: number) {
   };
   return {
     dispose,
-    complete: (size: number, hashes: SpooledFile['hashes']): SpooledFile => ({ path, size, hashes, dispose, movedAway, sync }),
+    complete: (size: number, hashes: SpooledFile['hashes']): SpooledFile => ({
+      path,
+      size,
+      hashes,
+      dispose,
+      movedAway,
+      sync,
+      release,
+      get durable() {
+        return synced;
+      },
+    }),
   };
 }
 

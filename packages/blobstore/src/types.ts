@@ -26,9 +26,11 @@ export interface BlobReader {
  * What a driver stores: a finished local file (the spool), or a stream of known or unknown size.
  * A driver that keeps the file itself (fs: a rename) first calls `sync` when there is one (a spool
  * file received with `durable: false`), and `onMoved` after it took the file, so its owner need not
- * remove it. A driver that copies the bytes elsewhere needs neither.
+ * remove it. A driver that copies the bytes elsewhere needs neither. `release`, present only while the
+ * file is not yet durable, closes it without flushing it, for a driver that makes many files durable
+ * at once (fs: a flush of the whole filesystem); `sync` still works after it.
  */
-export type BlobSource = { path: string; sync?: () => Promise<void>; onMoved?: () => void } | { stream: Readable; size?: number };
+export type BlobSource = { path: string; sync?: () => Promise<void>; release?: () => Promise<void>; onMoved?: () => void } | { stream: Readable; size?: number };
 
 /**
  * One storage backend. A driver is one file implementing this interface

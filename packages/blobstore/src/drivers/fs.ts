@@ -5,6 +5,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobDriver, BlobReader, BlobSource } from '../types.js';
+import { filesystemFlush } from './filesystem-flush.js';
 
 export interface FsDriverOptions {
   /** Directory holding the blobs. Created on first use. */
@@ -21,6 +22,9 @@ const TMP = '.tmp';
  *     filesystem) is first written to `root/.tmp/<random>` and fsynced there;
  *  2. the rename onto the key's path is atomic within one filesystem;
  *  3. the key's directory is fsynced so the rename itself survives a power loss.
+ * A spool file not yet flushed (a mirror import's small files) is made durable with many others
+ * instead: one flush of the filesystem before the rename (its bytes) and one after (its name),
+ * see `filesystemFlush`; where those are not available, as above.
  * The key's directory is created only when the rename says it is missing: most puts land in
  * one of the 256 fan-out directories that already exist.
  */
@@ -35,6 +39,8 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
    */
   const making = new Set<Promise<void>>();
   const keyDirs = keyDirectories();
+  const together = filesystemFlush(root);
+  let rootMade: Promise<unknown> | undefined;
 
   const pathOf = (key: string): string => {
     const p = resolve(root, key);
@@ -177,6 +183,31 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
     return false;
   }
 
+  /**
+   * A spool file made durable with others (see `filesystemFlush`): its bytes by a flush begun after
+   * they were written, then its name by one begun after the rename, so a blob's key never names
+   * bytes a power cut could lose, not even a twin's. False (file untouched) when such flushes are
+   * not to be had, or the spool is on another filesystem: the caller then flushes it on its own.
+   */
+  async function moveFlushedTogether(path: string, target: string): Promise<boolean> {
+    rootMade ??= mkdir(root, { recursive: true }); // `sync -f` opens it
+    await rootMade;
+    if (!(await together.flush())) return false;
+    try {
+      // A directory it makes is still flushed at once (256 times in a store's life): a put of another kind may land in it meanwhile.
+      await renameInto(path, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EXDEV') return false;
+      throw err;
+    }
+    if (!(await together.flush())) {
+      // Flushes stopped working between the two: the rename, as any other put's.
+      await keyDirs.sync(dirname(target));
+    }
+    await directoriesFlushed();
+    return true;
+  }
+
   async function placeTemp(tmp: string, target: string): Promise<void> {
     try {
       await renameInto(tmp, target);
@@ -192,6 +223,13 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
 
     async put(key, source, putOpts) {
       const target = pathOf(key);
+      if ('path' in source && source.release) {
+        await source.release();
+        if (await moveFlushedTogether(source.path, target)) {
+          source.onMoved?.();
+          return;
+        }
+      }
       if (!('path' in source)) await placeTemp(await writeTemp(source, putOpts?.signal), target);
       else if (await moveSpooled(source.path, target, source.sync, putOpts?.signal)) source.onMoved?.();
       await keyDirs.sync(dirname(target));
@@ -241,6 +279,7 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
 
     async close() {
       keyDirs.closeAll();
+      together.close();
     },
 
     async *list(prefix = '') {

@@ -122,7 +122,7 @@ export class AssetService {
       // Pinned from the blob write to the commit: garbage collection never takes a blob in between.
       const release = this.blobs.pin(key);
       try {
-        await this.blobs.putIfAbsent(key, { path: file.path, sync: () => file.sync(), onMoved: () => file.movedAway() });
+        await this.blobs.putIfAbsent(key, { path: file.path, sync: () => file.sync(), ...(file.durable ? {} : { release: () => file.release() }), onMoved: () => file.movedAway() });
         return await this.writeSoon((tx) => this.write(tx, input, key), input.importing === true);
       } finally {
         release();
