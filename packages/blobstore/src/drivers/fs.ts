@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { close as closeFd, createReadStream, createWriteStream, fsync as fsyncFd, open as openFd, read as readFd, stat as statCb } from 'node:fs';
+import { close as closeFd, createReadStream, createWriteStream, open as openFd, read as readFd, stat as statCb } from 'node:fs';
 import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobDriver, BlobReader, BlobSource } from '../types.js';
+import { fsyncPath, keyDirectories } from './directory-sync.js';
 import { filesystemFlush } from './filesystem-flush.js';
 
 export interface FsDriverOptions {
@@ -60,19 +61,6 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
     );
 
   /**
-   * Through the callback API: on a mirror import of small files every put pays this, and the
-   * FileHandle API's objects and promises cost measurably more CPU per call (bench/mirror-import.mjs).
-   */
-  function fsyncPath(p: string, flags = 'r'): Promise<void> {
-    return new Promise((resolve, reject) =>
-      openFd(p, flags, (openErr, fd) => {
-        if (openErr) return reject(openErr);
-        fsyncFd(fd, (syncErr) => closeFd(fd, (closeErr) => (syncErr ?? closeErr ? reject(syncErr ?? closeErr) : resolve())));
-      }),
-    );
-  }
-
-  /**
    * Renames `from` onto `target`, creating the target's directory when the rename finds it missing.
    * A directory made here survives a power cut only once the directory holding its entry is flushed
    * too (without a journal, ext4 does not order that for us), so each new entry's parent is fsynced;
@@ -125,49 +113,6 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
       await rm(tmp, { force: true });
       throw err;
     }
-  }
-
-  /**
-   * Open descriptors of the key directories (256 under content addresses), so the fsync that makes
-   * each rename durable is one call instead of open, fsync and close: on a small-file import every
-   * call is a trip through libuv's pool, two context switches on a busy core (bench/mirror-import.mjs).
-   * A directory a rename finds missing is forgotten before it is made again, so a descriptor never
-   * names a directory that has since been removed; a forgotten one is closed once no fsync uses it.
-   */
-  function keyDirectories() {
-    const MAX = 1024; // beyond that (keys other than content addresses), open and close each time
-    const open = new Map<string, { fd: Promise<number>; users: number; forgotten: boolean }>();
-    const closeEntry = (e: { fd: Promise<number> }) => void e.fd.then((fd) => closeFd(fd, () => {})).catch(() => {});
-    return {
-      async sync(dir: string): Promise<void> {
-        let e = open.get(dir);
-        if (!e) {
-          if (open.size >= MAX) return fsyncPath(dir);
-          const fd = new Promise<number>((resolve, reject) => openFd(dir, 'r', (err, n) => (err ? reject(err) : resolve(n))));
-          const entry = { fd, users: 0, forgotten: false };
-          e = entry;
-          open.set(dir, entry);
-          fd.catch(() => open.get(dir) === entry && open.delete(dir));
-        }
-        e.users++;
-        try {
-          const fd = await e.fd;
-          await new Promise<void>((resolve, reject) => fsyncFd(fd, (err) => (err ? reject(err) : resolve())));
-        } finally {
-          if (--e.users === 0 && e.forgotten) closeEntry(e);
-        }
-      },
-      forget(dir: string): void {
-        const e = open.get(dir);
-        if (!e) return;
-        open.delete(dir);
-        e.forgotten = true;
-        if (e.users === 0) closeEntry(e);
-      },
-      closeAll(): void {
-        for (const dir of [...open.keys()]) this.forget(dir);
-      },
-    };
   }
 
   /** A spool file (made durable first) becomes the blob itself, or a copy across filesystems; true when it was moved. */
