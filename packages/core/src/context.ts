@@ -4,6 +4,7 @@ import type { RepoAccess } from './access/repo-access.js';
 import type { AssetService } from './assets/service.js';
 import type { AuditLog } from './audit/service.js';
 import type { Generations } from './cache/generations.js';
+import type { CommitDurability } from './db/commit-durability.js';
 import type { TroveDb } from './db/open.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { FormatRegistry } from './modules/registry.js';
@@ -20,6 +21,8 @@ import type { UserService } from './users/service.js';
  */
 export interface CoreContext {
   db: TroveDb;
+  /** Resolves once every commit made so far survives a power cut; awaited before a write request is answered. */
+  durability: CommitDurability;
   settings: SettingsRegistry;
   log: Logger;
   dataDir: string;

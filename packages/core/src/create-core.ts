@@ -49,7 +49,7 @@ export async function createCore(opts: CreateCoreOptions): Promise<Core> {
   const log = opts.log ?? pino({ level: 'info' });
   const modules = orderModules(withCore(opts.modules));
   const formats = new FormatRegistry(modules.flatMap((m) => (m.kind === 'format' ? [m] : [])));
-  const { db, sqlite } = openDatabase(opts.dbFile ?? join(opts.dataDir, 'trove.db'));
+  const { db, sqlite, durability } = openDatabase(opts.dbFile ?? join(opts.dataDir, 'trove.db'));
   applyMigrations(db, modules.flatMap(migrationsOf));
 
   const box = new SecretBox(opts.masterKey);
@@ -79,6 +79,7 @@ export async function createCore(opts: CreateCoreOptions): Promise<Core> {
   });
   return {
     db,
+    durability,
     settings,
     log,
     dataDir: opts.dataDir,
@@ -99,6 +100,7 @@ export async function createCore(opts: CreateCoreOptions): Promise<Core> {
     async close() {
       await jobs.stop();
       await blobs.close();
+      durability.close();
       sqlite.close();
     },
   };

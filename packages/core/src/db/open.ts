@@ -3,6 +3,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { walDurability, type CommitDurability } from './commit-durability.js';
 import * as schema from './schema.js';
 
 export type TroveDb = BetterSQLite3Database<typeof schema>;
@@ -21,13 +22,16 @@ export const coreMigrations: MigrationSet = {
 export interface OpenedDatabase {
   sqlite: Database.Database;
   db: TroveDb;
+  /** Waits until what this connection committed survives a power cut (see `commit-durability.ts`). */
+  durability: CommitDurability;
 }
 
 /**
  * Opens (or creates) the SQLite file. WAL lets readers run while a writer commits;
  * `synchronous = NORMAL` is durable across process crashes in WAL mode (only an OS crash
- * can lose the last transactions, never corrupt the file); the busy timeout covers
- * the short write locks taken by background jobs.
+ * can lose the last transactions, never corrupt the file); what a client is told is written
+ * waits for `durability` instead, off the event loop. The busy timeout covers the short write
+ * locks taken by background jobs.
  */
 export function openDatabase(file: string): OpenedDatabase {
   ownerOnly(file);
@@ -36,7 +40,9 @@ export function openDatabase(file: string): OpenedDatabase {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { sqlite, db: drizzle(sqlite, { schema }) };
+  const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
+  const durability = walDurability(file === ':memory:' ? null : `${file}-wal`, () => totalChanges.get() as number);
+  return { sqlite, db: drizzle(sqlite, { schema }), durability };
 }
 
 /**

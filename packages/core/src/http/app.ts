@@ -10,6 +10,9 @@ import { errorHandler, notFoundHandler } from './error-mapper.js';
 import { apiCredentialRules } from './guards.js';
 import { mountFormat } from './mount.js';
 
+/** Requests that never commit anything a client relies on (a read token's last use is bookkeeping). */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export interface HttpAppParts {
   /** Serves the web UI for everything else (GET only). */
   web?: MiddlewareHandler<TroveEnv>;
@@ -38,6 +41,11 @@ export function buildHttpApp(running: RunningModules, parts: HttpAppParts = {}):
     await next();
     // Path only: query strings can carry codes (user_code) and are never logged.
     ctx.log.debug({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
+  });
+  app.use('*', async function durableWrites(c, next) {
+    await next();
+    // Answered only once what the request committed survives a power cut: a 201 is a promise.
+    if (!READ_METHODS.has(c.req.method)) await ctx.durability.settled();
   });
   app.use('*', refuseDotSegments());
   app.use('*', clientIp({ trusted: () => matcher }));

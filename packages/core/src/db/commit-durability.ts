@@ -1,0 +1,106 @@
+import { close, fdatasync, fsync, open, stat } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * Makes committed transactions survive an OS crash or power cut before a write is acknowledged,
+ * without holding the event loop for the disk.
+ *
+ * The connection commits with `synchronous = NORMAL`: SQLite does not fsync the WAL on each commit,
+ * so a power cut can roll back the last commits (never corrupt the file). With `FULL` it would fsync
+ * inside the commit, and better-sqlite3 commits on the event loop: every reader would wait for the
+ * disk's cache flush on every write (milliseconds on cloud volumes). Instead `settled()` waits, on
+ * libuv's pool, for an fdatasync of the WAL begun after the call; writes that arrive while one runs
+ * share the next. The HTTP layer calls it before answering any write request (`durableWrites`).
+ *
+ * PostgreSQL commits durably by itself: its counterpart would resolve at once.
+ */
+export interface CommitDurability {
+  /** Resolves once every transaction committed before the call is on disk. */
+  settled(): Promise<void>;
+  /** WAL flushes begun so far (tests, status). */
+  readonly flushes: number;
+  close(): void;
+}
+
+/**
+ * `walFile` is the database's `-wal` file (null for an in-memory database: nothing to flush);
+ * `changes` counts the rows this connection has changed (SQLite's `total_changes()`), so a write
+ * request that changed nothing, and a second one whose commit an earlier flush covered, cost nothing.
+ */
+export function walDurability(walFile: string | null, changes: () => number): CommitDurability {
+  let flushedUpTo = changes();
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  let flushes = 0;
+  /** The WAL as opened: kept open (one call per flush), reopened when SQLite has replaced the file. */
+  let wal: { fd: number; ino: number } | undefined;
+  let closed = false;
+
+  const call = <T>(fn: (cb: (err: NodeJS.ErrnoException | null, value: T) => void) => void) =>
+    new Promise<T>((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value))));
+
+  /** The WAL's descriptor, or null when there is no WAL (before the first write, or after a close checkpointed it away). */
+  async function walFd(): Promise<number | null> {
+    const st = await call<{ ino: number }>((cb) => stat(walFile!, cb)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    });
+    if (!st) return null;
+    if (wal?.ino === st.ino) return wal.fd;
+    if (wal) close(wal.fd, () => {});
+    wal = undefined;
+    const fd = await call<number>((cb) => open(walFile!, 'r', cb));
+    // A new WAL's name must survive too: without a journal (ext4 nojournal) nothing else orders it.
+    const dir = await call<number>((cb) => open(dirname(walFile!), 'r', cb));
+    await call<void>((cb) => fsync(dir, (err) => cb(err, undefined))).finally(() => close(dir, () => {}));
+    if (closed) {
+      close(fd, () => {});
+      return null;
+    }
+    wal = { fd, ino: st.ino };
+    return fd;
+  }
+
+  function flush(): Promise<void> {
+    const upTo = changes();
+    flushes++;
+    const done = (async () => {
+      const fd = walFile ? await walFd() : null;
+      if (fd !== null) await call<void>((cb) => fdatasync(fd, (err) => cb(err, undefined)));
+      flushedUpTo = Math.max(flushedUpTo, upTo);
+    })();
+    const tracked: Promise<void> = done.finally(() => {
+      if (running === tracked) running = undefined;
+    });
+    tracked.catch(() => {}); // the callers of `done` get the error; this copy only orders the next flush
+    running = tracked;
+    return done;
+  }
+
+  return {
+    get flushes() {
+      return flushes;
+    },
+    settled() {
+      if (changes() <= flushedUpTo || walFile === null) return Promise.resolve();
+      if (!running) return flush();
+      // The flush under way may have begun before this commit: wait for the next one, shared by every caller until it begins.
+      queued ??= running.then(
+        () => {
+          queued = undefined;
+          return flush();
+        },
+        () => {
+          queued = undefined;
+          return flush();
+        },
+      );
+      return queued;
+    },
+    close() {
+      closed = true;
+      if (wal) close(wal.fd, () => {});
+      wal = undefined;
+    },
+  };
+}
