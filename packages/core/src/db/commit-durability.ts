@@ -83,18 +83,15 @@ export function walDurability(walFile: string | null, changes: () => number): Co
     },
     settled() {
       if (changes() <= flushedUpTo || walFile === null) return Promise.resolve();
+      // One flush at a time: a queued one has not begun, so it covers this call too.
+      if (queued) return queued;
       if (!running) return flush();
       // The flush under way may have begun before this commit: wait for the next one, shared by every caller until it begins.
-      queued ??= running.then(
-        () => {
-          queued = undefined;
-          return flush();
-        },
-        () => {
-          queued = undefined;
-          return flush();
-        },
-      );
+      const next = () => {
+        queued = undefined;
+        return flush();
+      };
+      queued = running.then(next, next);
       return queued;
     },
     close() {
