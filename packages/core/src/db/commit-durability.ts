@@ -1,4 +1,4 @@
-import { close, fdatasync, fsync, open, stat } from 'node:fs';
+import { close, fdatasync, fstat, fsync, open, stat } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -41,24 +41,45 @@ export function walDurability(walFile: string | null, changes: () => number): Co
 
   /** The WAL's descriptor, or null when there is no WAL (before the first write, or after a close checkpointed it away). */
   async function walFd(): Promise<number | null> {
-    const st = await call<{ ino: number }>((cb) => stat(walFile!, cb)).catch((err: NodeJS.ErrnoException) => {
+    const missing = (err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return null;
       throw err;
-    });
+    };
+    const st = await call<{ ino: number }>((cb) => stat(walFile!, cb)).catch(missing);
     if (!st) return null;
     if (wal?.ino === st.ino) return wal.fd;
     if (wal) close(wal.fd, () => {});
     wal = undefined;
-    const fd = await call<number>((cb) => open(walFile!, 'r', cb));
-    // A new WAL's name must survive too: without a journal (ext4 nojournal) nothing else orders it.
-    const dir = await call<number>((cb) => open(dirname(walFile!), 'r', cb));
-    await call<void>((cb) => fsync(dir, (err) => cb(err, undefined))).finally(() => close(dir, () => {}));
-    if (closed) {
+    const fd = await call<number>((cb) => open(walFile!, 'r', cb)).catch(missing);
+    if (fd === null) return null;
+    try {
+      const { ino } = await call<{ ino: number }>((cb) => fstat(fd, cb));
+      // A new WAL's name must survive too: without a journal (ext4 nojournal) nothing else orders it.
+      await syncDirectory(dirname(walFile!));
+      if (closed) {
+        // Closing the database checkpoints the WAL into the synced database file: nothing left for us.
+        close(fd, () => {});
+        return null;
+      }
+      wal = { fd, ino };
+      return fd;
+    } catch (err) {
       close(fd, () => {});
-      return null;
+      throw err;
     }
-    wal = { fd, ino: st.ino };
-    return fd;
+  }
+
+  async function syncDirectory(path: string): Promise<void> {
+    const dir = await call<number>((cb) => open(path, 'r', cb));
+    try {
+      await call<void>((cb) => fsync(dir, (err) => cb(err, undefined)));
+    } catch (err) {
+      // Some filesystems cannot fsync a directory at all (PostgreSQL's fsync_fname ignores the same two errors).
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EINVAL' && code !== 'EBADF') throw err;
+    } finally {
+      close(dir, () => {});
+    }
   }
 
   function flush(): Promise<void> {
