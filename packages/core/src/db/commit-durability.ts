@@ -1,4 +1,4 @@
-import { close, fdatasync, fstat, fsync, open, stat } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -33,52 +33,50 @@ export function walDurability(walFile: string | null, changes: () => number): Co
   let queued: Promise<void> | undefined;
   let flushes = 0;
   /** The WAL as opened: kept open (one call per flush), reopened when SQLite has replaced the file. */
-  let wal: { fd: number; ino: number } | undefined;
+  let wal: { file: FileHandle; ino: number } | undefined;
   let closed = false;
 
-  const call = <T>(fn: (cb: (err: NodeJS.ErrnoException | null, value: T) => void) => void) =>
-    new Promise<T>((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value))));
+  const missing = (err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  };
 
-  /** The WAL's descriptor, or null when there is no WAL (before the first write, or after a close checkpointed it away). */
-  async function walFd(): Promise<number | null> {
-    const missing = (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return null;
-      throw err;
-    };
-    const st = await call<{ ino: number }>((cb) => stat(walFile!, cb)).catch(missing);
+  /** The open WAL, or null when there is none (before the first write, or after a close checkpointed it away). */
+  async function openWal(): Promise<FileHandle | null> {
+    const st = await stat(walFile!).catch(missing);
     if (!st) return null;
-    if (wal?.ino === st.ino) return wal.fd;
-    if (wal) close(wal.fd, () => {});
+    if (wal?.ino === st.ino) return wal.file;
+    void wal?.file.close().catch(() => {});
     wal = undefined;
-    const fd = await call<number>((cb) => open(walFile!, 'r', cb)).catch(missing);
-    if (fd === null) return null;
+    const file = await open(walFile!, 'r').catch(missing);
+    if (!file) return null;
     try {
-      const { ino } = await call<{ ino: number }>((cb) => fstat(fd, cb));
+      const { ino } = await file.stat();
       // A new WAL's name must survive too: without a journal (ext4 nojournal) nothing else orders it.
       await syncDirectory(dirname(walFile!));
       if (closed) {
         // Closing the database checkpoints the WAL into the synced database file: nothing left for us.
-        close(fd, () => {});
+        await file.close();
         return null;
       }
-      wal = { fd, ino };
-      return fd;
+      wal = { file, ino };
+      return file;
     } catch (err) {
-      close(fd, () => {});
+      await file.close().catch(() => {});
       throw err;
     }
   }
 
   async function syncDirectory(path: string): Promise<void> {
-    const dir = await call<number>((cb) => open(path, 'r', cb));
+    const dir = await open(path, 'r');
     try {
-      await call<void>((cb) => fsync(dir, (err) => cb(err, undefined)));
+      await dir.sync();
     } catch (err) {
       // Some filesystems cannot fsync a directory at all (PostgreSQL's fsync_fname ignores the same two errors).
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'EINVAL' && code !== 'EBADF') throw err;
     } finally {
-      close(dir, () => {});
+      await dir.close();
     }
   }
 
@@ -86,8 +84,8 @@ export function walDurability(walFile: string | null, changes: () => number): Co
     const upTo = changes();
     flushes++;
     const done = (async () => {
-      const fd = walFile ? await walFd() : null;
-      if (fd !== null) await call<void>((cb) => fdatasync(fd, (err) => cb(err, undefined)));
+      const file = walFile ? await openWal() : null;
+      await file?.datasync();
       flushedUpTo = Math.max(flushedUpTo, upTo);
     })();
     const tracked: Promise<void> = done.finally(() => {
@@ -117,7 +115,7 @@ export function walDurability(walFile: string | null, changes: () => number): Co
     },
     close() {
       closed = true;
-      if (wal) close(wal.fd, () => {});
+      void wal?.file.close().catch(() => {});
       wal = undefined;
     },
   };
