@@ -1,6 +1,7 @@
 export type { BlobDriver, BlobReader, BlobSource, BlobStat, ByteRange } from './types.js';
 export { Spool, UploadTooLargeError, UploadIncompleteError, type SpooledFile, type HashAlgorithm, type ReceiveOptions } from './spool.js';
 export { contentKey } from './content-key.js';
+export { groupCommit } from './group-commit.js';
 export { BlobStore } from './store.js';
 export { fsDriver, clearFsTemp, type FsDriverOptions } from './drivers/fs.js';
 export { SmallBlobCache, type SmallBlobCacheOptions } from './small-blobs.js';

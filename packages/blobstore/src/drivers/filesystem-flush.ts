@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
+import { groupCommit } from '../group-commit.js';
 
 /**
  * The least time between two flushes. Each one forks `sync` in the helper (about a millisecond of
@@ -35,8 +36,6 @@ export function filesystemFlush(dir: string, gapMs = GAP_MS): FilesystemFlush {
   let helper: ChildProcess | undefined;
   let flushes = 0;
   const waiting: ((ok: boolean) => void)[] = [];
-  let running: Promise<boolean> | undefined;
-  let queued: Promise<boolean> | undefined;
   let lastStart = -Infinity;
 
   const giveUp = () => {
@@ -83,24 +82,11 @@ export function filesystemFlush(dir: string, gapMs = GAP_MS): FilesystemFlush {
     });
   };
 
-  const start = (): Promise<boolean> => {
-    const p: Promise<boolean> = once().finally(() => {
-      if (running === p) running = undefined;
-    });
-    running = p;
-    return p;
-  };
+  const shared = groupCommit(once);
 
   return {
     flush() {
-      if (!usable) return Promise.resolve(false);
-      if (queued) return queued; // starts after the running one, so after this call
-      if (!running) return start();
-      queued = running.then(() => {
-        queued = undefined;
-        return start();
-      });
-      return queued;
+      return usable ? shared() : Promise.resolve(false);
     },
     get flushes() {
       return flushes;

@@ -1,3 +1,4 @@
+import { groupCommit } from '@trove/blobstore';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -29,8 +30,6 @@ export interface CommitDurability {
  */
 export function walDurability(walFile: string | null, changes: () => number): CommitDurability {
   let flushedUpTo = changes();
-  let running: Promise<void> | undefined;
-  let queued: Promise<void> | undefined;
   let flushes = 0;
   /** The WAL as opened: kept open (one call per flush), reopened when SQLite has replaced the file. */
   let wal: { file: FileHandle; ino: number } | undefined;
@@ -80,21 +79,13 @@ export function walDurability(walFile: string | null, changes: () => number): Co
     }
   }
 
-  function flush(): Promise<void> {
+  const flush = groupCommit(async () => {
     const upTo = changes();
     flushes++;
-    const done = (async () => {
-      const file = walFile ? await openWal() : null;
-      await file?.datasync();
-      flushedUpTo = Math.max(flushedUpTo, upTo);
-    })();
-    const tracked: Promise<void> = done.finally(() => {
-      if (running === tracked) running = undefined;
-    });
-    tracked.catch(() => {}); // the callers of `done` get the error; this copy only orders the next flush
-    running = tracked;
-    return done;
-  }
+    const file = walFile ? await openWal() : null;
+    await file?.datasync();
+    flushedUpTo = Math.max(flushedUpTo, upTo);
+  });
 
   return {
     get flushes() {
@@ -102,16 +93,7 @@ export function walDurability(walFile: string | null, changes: () => number): Co
     },
     settled() {
       if (changes() <= flushedUpTo || walFile === null) return Promise.resolve();
-      // One flush at a time: a queued one has not begun, so it covers this call too.
-      if (queued) return queued;
-      if (!running) return flush();
-      // The flush under way may have begun before this commit: wait for the next one, shared by every caller until it begins.
-      const next = () => {
-        queued = undefined;
-        return flush();
-      };
-      queued = running.then(next, next);
-      return queued;
+      return flush();
     },
     close() {
       closed = true;
