@@ -53,8 +53,8 @@ export function storageLocation(cfg: StorageConfig, dataDir: string): Record<str
  * The one place a driver is chosen: fs, or s3 (loaded with its SDK only here, on first use).
  * Throws with a readable message when the config is incomplete.
  */
-export async function createDriver(cfg: StorageConfig, opts: { dataDir: string; maxAttempts?: number }): Promise<BlobDriver> {
-  if (cfg.storage === 'fs') return fsDriver({ root: cfg.fsRoot || join(opts.dataDir, 'blobs') });
+export async function createDriver(cfg: StorageConfig, opts: { dataDir: string; maxAttempts?: number; warn?: (message: string) => void }): Promise<BlobDriver> {
+  if (cfg.storage === 'fs') return fsDriver({ root: cfg.fsRoot || join(opts.dataDir, 'blobs'), ...(opts.warn ? { warn: opts.warn } : {}) });
   const { s3Driver } = await import('./drivers/s3.js');
   return s3Driver({ ...cfg.s3, maxAttempts: opts.maxAttempts });
 }

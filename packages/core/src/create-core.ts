@@ -68,7 +68,7 @@ export async function createCore(opts: CreateCoreOptions): Promise<Core> {
   if (removed) log.warn({ files: removed }, 'removed unfinished uploads left by a previous run');
 
   // The driver is chosen from the settings by blobstore's one factory (fs, or s3 loaded on demand).
-  const blobs = new BlobStore(await createDriver(storageConfig((k) => settings.get(k)), { dataDir: opts.dataDir }));
+  const blobs = new BlobStore(await createDriver(storageConfig((k) => settings.get(k)), { dataDir: opts.dataDir, warn: (message) => log.warn(message) }));
   const generations = new Generations(db);
   const repos = new RepoService(db, formats.configOf, () => formats.names(), generations);
   const permissions = new PermissionService(db, generations);

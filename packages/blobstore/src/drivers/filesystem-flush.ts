@@ -31,14 +31,16 @@ export interface FilesystemFlush {
   close(): void;
 }
 
-export function filesystemFlush(dir: string, gapMs = GAP_MS): FilesystemFlush {
+/** `onGiveUp` hears once why flushes stopped working (not on `close`, nor where they never could: not Linux). */
+export function filesystemFlush(dir: string, gapMs = GAP_MS, onGiveUp?: (reason: string) => void): FilesystemFlush {
   let usable = process.platform === 'linux';
   let helper: ChildProcess | undefined;
   let flushes = 0;
   const waiting: ((ok: boolean) => void)[] = [];
   let lastStart = -Infinity;
 
-  const giveUp = () => {
+  const giveUp = (reason?: string) => {
+    if (usable && reason) onGiveUp?.(reason);
     usable = false;
     helper?.kill();
     helper = undefined;
@@ -48,21 +50,21 @@ export function filesystemFlush(dir: string, gapMs = GAP_MS): FilesystemFlush {
   const helperProcess = (): ChildProcess => {
     if (helper) return helper;
     // The directory is the shell's $0, never part of the script.
-    const child = spawn('sh', ['-c', 'while read -r _; do if sync -f "$0"; then echo 0; else echo 1; fi; done', dir], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn('sh', ['-c', 'while read -r _; do sync -f "$0"; echo $?; done', dir], { stdio: ['pipe', 'pipe', 'ignore'] });
     let pending = '';
     child.stdout!.setEncoding('utf8').on('data', (text: string) => {
       pending += text;
       for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
-        const ok = pending.slice(0, nl) === '0';
+        const status = pending.slice(0, nl);
         pending = pending.slice(nl + 1);
-        if (!ok) return giveUp();
+        if (status !== '0') return giveUp(status === '127' ? "coreutils' `sync -f` was not found" : `\`sync -f ${dir}\` failed (exit status ${status})`);
         flushes++;
         waiting.shift()?.(true);
       }
     });
-    child.on('error', giveUp);
-    child.on('exit', () => helper === child && giveUp());
-    child.stdin!.on('error', giveUp);
+    child.on('error', (err) => giveUp(`the flush helper (sh) could not start: ${err.message}`));
+    child.on('exit', (code, signal) => helper === child && giveUp(`the flush helper (sh) ended (${signal ?? `exit status ${code}`})`));
+    child.stdin!.on('error', (err) => giveUp(`the flush helper's input failed: ${err.message}`));
     // Never what keeps the server running: at its exit the shell reads end-of-file and ends too.
     child.unref();
     (child.stdin as unknown as Socket).unref();
@@ -91,6 +93,6 @@ export function filesystemFlush(dir: string, gapMs = GAP_MS): FilesystemFlush {
     get flushes() {
       return flushes;
     },
-    close: giveUp,
+    close: () => giveUp(),
   };
 }

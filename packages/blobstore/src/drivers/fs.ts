@@ -11,6 +11,8 @@ import { filesystemFlush } from './filesystem-flush.js';
 export interface FsDriverOptions {
   /** Directory holding the blobs. Created on first use. */
   root: string;
+  /** Told, once, when imports go back from shared filesystem flushes to an fsync per file (a slowdown, not a risk). */
+  warn?: (message: string) => void;
 }
 
 const TMP = '.tmp';
@@ -40,7 +42,9 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
    */
   const making = new Set<Promise<void>>();
   const keyDirs = keyDirectories();
-  const together = filesystemFlush(root);
+  const together = filesystemFlush(root, undefined, (reason) =>
+    opts.warn?.(`blob store: shared filesystem flushes stopped (${reason}); imported files are now fsynced one by one until restart`),
+  );
   let rootMade: Promise<unknown> | undefined;
 
   const pathOf = (key: string): string => {

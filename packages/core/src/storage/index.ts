@@ -30,6 +30,7 @@ export interface Storage {
  */
 export function createStorage(ctx: CoreContext): Storage {
   const { settings, blobs, jobs, log, dataDir } = ctx;
+  const warn = (message: string) => log.warn(message);
   const deps: StorageDeps = {
     db: ctx.db,
     blobs,
@@ -37,7 +38,7 @@ export function createStorage(ctx: CoreContext): Storage {
     jobs,
     log,
     dataDir,
-    driverAt: (loc) => createDriver(configAt(loc, (k) => settings.get(k)), { dataDir }),
+    driverAt: (loc) => createDriver(configAt(loc, (k) => settings.get(k)), { dataDir, warn }),
   };
   jobs.register(MOVE_KIND, moveHandler(deps));
   jobs.register(GC_KIND, sweepHandler(deps));
@@ -72,7 +73,7 @@ export function createStorage(ctx: CoreContext): Storage {
     await probeDriver.close?.();
     if (same || !(await holdsFiles(blobs.driver))) {
       // Nothing to move: the new store takes over as the settings are saved.
-      swap(await createDriver(nextConfig, { dataDir }), nextConfig);
+      swap(await createDriver(nextConfig, { dataDir, warn }), nextConfig);
       return;
     }
     const active = jobs.active(STORAGE_JOB_KEY);
@@ -104,7 +105,7 @@ export function createStorage(ctx: CoreContext): Storage {
       const cfg = liveConfig();
       if (fingerprint(cfg) === builtFrom) return;
       try {
-        swap(await createDriver(cfg, { dataDir }), cfg);
+        swap(await createDriver(cfg, { dataDir, warn }), cfg);
         log.info({ storage: storageLocation(cfg, dataDir) }, 'blob store reconfigured');
       } catch (err) {
         log.error({ err: (err as Error).message }, 'blob store settings rejected; keeping the previous store');
