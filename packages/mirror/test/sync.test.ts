@@ -8,7 +8,7 @@ afterEach(() => {
   return rig?.close();
 });
 
-async function mirrored(files: Record<string, string>, opts: Parameters<typeof startRig>[0] = {}) {
+async function mirrored(files: Record<string, string | Buffer>, opts: Parameters<typeof startRig>[0] = {}) {
   rig = await startRig(opts);
   rig.nexus.addRepo('files', 'raw');
   for (const [p, c] of Object.entries(files)) rig.nexus.put('files', p, c, { uploader: 'jane', uploaderIp: '10.9.8.7' });
@@ -276,6 +276,33 @@ describe('mirror sync', () => {
     expect(cancelled).toMatchObject({ status: 200, body: { state: 'cancelled' } });
     expect((await rig.api('DELETE', `/mirror/syncs/${started.body.id}`)).status).toBe(409);
     await eventually(async () => listingRows() === 0); // the cancelled run leaves no listing behind
+  });
+
+  it('keeps at most four large files per download slot waiting for a store slower than the source', async () => {
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 20; i++) files[`big/${i}.bin`] = Buffer.alloc(1_200_000, i); // over 1 MiB: fsynced in its own slot
+    const id = await mirrored(files);
+    rig.trove.ctx.settings.patch({ 'mirror.concurrency': 1 });
+    // The fs driver behind 50 ms per put: a store far slower than the source on loopback (S3 across a network).
+    const fs = rig.trove.ctx.blobs.driver;
+    let waiting = 0;
+    let most = 0;
+    rig.trove.ctx.blobs.replaceDriver({
+      ...fs,
+      async put(key, source, opts) {
+        most = Math.max(most, ++waiting);
+        try {
+          await new Promise((r) => setTimeout(r, 50));
+          return await fs.put(key, source, opts);
+        } finally {
+          waiting--;
+        }
+      },
+    });
+    const done = await sync(id);
+    expect(done).toMatchObject({ state: 'done', repos: [{ fetched: 20, failed: 0 }] });
+    expect(most).toBeLessThanOrEqual(4); // each one a spool file of its full size on the local disk
+    expect(await read('big/7.bin')).toEqual({ status: 200, text: files['big/7.bin']!.toString() });
   });
 
   it('resumes a sync interrupted by a restart without downloading again what it had', async () => {

@@ -47,6 +47,12 @@ const RECORD_WINDOW_MS = 3;
  * (bench/mirror-import.mjs, 10,000 files). A commit holds a closed spool file and a few objects.
  */
 const COMMITS_IN_FLIGHT = 256;
+/**
+ * Large files (fsynced in their own download slot) gain nothing by waiting together: at most this
+ * many per download slot wait for their commit, so a store slower than the source (S3) never piles
+ * their spool files up on the local disk.
+ */
+const LARGE_COMMITS_PER_SLOT = 4;
 /** A content type the source declares, kept only when it is one (parameters in printable ASCII: it becomes a response header). */
 const MIME = /^[\w.+-]+\/[\w.+-]+(;[\t\x20-\x7e]{0,100})?$/;
 
@@ -74,7 +80,9 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   const inflight = new Set<Promise<void>>();
   const commits = new Set<Promise<void>>();
   const maxBytes = ctx.settings.int('max_upload_bytes');
-  const commitLimit = Math.max(COMMITS_IN_FLIGHT, input.concurrency * 4);
+  const commitLimit = Math.max(COMMITS_IN_FLIGHT, input.concurrency * LARGE_COMMITS_PER_SLOT);
+  const largeCommitLimit = input.concurrency * LARGE_COMMITS_PER_SLOT;
+  let largeCommits = 0;
   // Prepared once per run: this upsert follows every imported file.
   const recordItem = db
     .insert(mirrorItems)
@@ -156,7 +164,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
 
   /**
    * Committing (the blob store's flushes and rename, then the database) runs after the download
-   * slot is released, up to `commitLimit` at a time: the source sees `concurrency` requests, and
+   * slot is released, up to `commitLimit` at a time (`largeCommitLimit` of them large): the source sees `concurrency` requests, and
    * a small file's wait for its flushes never idles a download slot. What waits here is a spool
    * file on disk, not memory.
    */
@@ -187,10 +195,15 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       file = await client.download(sourceRepo, asset, ctx.spool, { maxBytes, signal });
       const wrong = mismatch(asset.checksum, file) ?? (check ? await check(file) : null);
       if (wrong) return fail(path, wrong);
-      while (commits.size >= commitLimit) await Promise.race(commits);
+      const large = file.durable;
+      while (commits.size >= commitLimit || (large && largeCommits >= largeCommitLimit)) await Promise.race(commits);
       const owned = file;
       file = undefined; // importAsset disposes it from here on
-      const p: Promise<void> = commit(asset, before, owned).finally(() => commits.delete(p));
+      if (large) largeCommits++;
+      const p: Promise<void> = commit(asset, before, owned).finally(() => {
+        commits.delete(p);
+        if (large) largeCommits--;
+      });
       commits.add(p);
     } catch (err) {
       if (signal.aborted) throw err;
