@@ -82,7 +82,7 @@ export function walDurability(walFile: string | null, changes: () => number): Co
   const flush = groupCommit(async () => {
     const upTo = changes();
     flushes++;
-    const file = walFile ? await openWal() : null;
+    const file = await openWal();
     await file?.datasync();
     flushedUpTo = Math.max(flushedUpTo, upTo);
   });
@@ -92,7 +92,7 @@ export function walDurability(walFile: string | null, changes: () => number): Co
       return flushes;
     },
     settled() {
-      if (changes() <= flushedUpTo || walFile === null) return Promise.resolve();
+      if (walFile === null || changes() <= flushedUpTo) return Promise.resolve();
       return flush();
     },
     close() {
