@@ -5,7 +5,7 @@ import { ArchiveError } from './deb/ar.js';
 import { readControlFile } from './deb/control.js';
 import { ControlSyntaxError, fieldValue, formatParagraph, parseParagraph, type Field } from './deb822.js';
 import { isArchitecture, isDebianVersion, isPackageName, poolPath } from './names.js';
-import type { DebianState } from './state.js';
+import { holdPoolFile, type DebianState } from './state.js';
 
 /** Fields the index writes itself; a .deb that carries them must not override the real values. */
 const INDEX_FIELDS = new Set(['filename', 'size', 'md5sum', 'sha1', 'sha256', 'sha512', 'msdos-filename']);
@@ -68,6 +68,7 @@ export async function ingestDeb(
 ): Promise<{ status: 200 | 201; answer: UploadAnswer }> {
   const { ctx, store } = state;
   let committed = false;
+  let release: (() => void) | undefined;
   try {
     let text: string;
     try {
@@ -81,6 +82,7 @@ export async function ingestDeb(
     const existing = store.packageByIdentity(repo.id, meta.package, meta.version, meta.architecture);
     if (existing && existing.sha256 !== file.hashes.sha256) throw conflict(`${who} already exists in ${repo.name} with different content`, 'release_immutable');
     const filename = existing?.filename ?? poolPath(component, meta.source, meta.package, meta.version, meta.architecture);
+    release = holdPoolFile(state, repo.id, filename); // a queued removal of the file waits until it is named
     if (!existing) {
       committed = true; // commit() disposes the spool file
       await ctx.assets.commit({
@@ -112,6 +114,7 @@ export async function ingestDeb(
       answer: { package: meta.package, version: meta.version, architecture: meta.architecture, filename, sha256: file.hashes.sha256 },
     };
   } finally {
+    release?.();
     if (!committed) await file.dispose();
   }
 }

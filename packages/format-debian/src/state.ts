@@ -19,6 +19,11 @@ export interface DebianState {
    * by the next rebuild once it has published, so an index never names a file that answers 404.
    */
   poolRemovals: { repoId: number; path: string }[];
+  /**
+   * Pool files an ingest has committed (or found already there) but whose package it has not
+   * yet named, by `poolKey`, with how many ingests hold each: a rebuild must not delete them.
+   */
+  ingesting: Map<string, number>;
 }
 
 export interface DebianStateOptions {
@@ -34,6 +39,7 @@ export function createDebianState(ctx: FormatContext, opts: DebianStateOptions =
     store,
     lastBuilds: [],
     poolRemovals: [],
+    ingesting: new Map(),
     keys: new SigningKeys(ctx, () => {
       // A new key re-signs every distribution.
       store.markResign();
@@ -49,11 +55,34 @@ export async function rebuildAll(state: DebianState): Promise<void> {
   const due = state.poolRemovals.length; // their packages left the store before this build read it
   await buildDirty(state);
   // Taken off only now: until its file is gone, a removal counts as pending work (the repository's status).
-  for (const { repoId, path } of state.poolRemovals.splice(0, due)) {
+  for (const removal of state.poolRemovals.splice(0, due)) {
+    const { repoId, path } = removal;
+    // Being imported again: decided by a later rebuild, once that ingest has named the file or failed.
+    if (state.ingesting.has(poolKey(repoId, path))) {
+      state.poolRemovals.push(removal);
+      continue;
+    }
     const repo = state.ctx.repos.byId(repoId);
     // Imported again meanwhile: the file is named once more.
     if (repo && !state.store.hasPackageFile(repoId, path)) state.ctx.assets.delete(repo, path);
   }
+}
+
+const poolKey = (repoId: number, path: string) => `${repoId}\0${path}`;
+
+/**
+ * Holds `path` against pool removals from before an ingest commits its file until it has named it
+ * (or failed). The returned release asks for a rebuild when a removal of the file was put off meanwhile.
+ */
+export function holdPoolFile(state: DebianState, repoId: number, path: string): () => void {
+  const key = poolKey(repoId, path);
+  state.ingesting.set(key, (state.ingesting.get(key) ?? 0) + 1);
+  return () => {
+    const left = state.ingesting.get(key)! - 1;
+    if (left) return void state.ingesting.set(key, left);
+    state.ingesting.delete(key);
+    if (state.poolRemovals.some((r) => r.repoId === repoId && r.path === path)) state.rebuilder.notify();
+  };
 }
 
 async function buildDirty(state: DebianState): Promise<void> {

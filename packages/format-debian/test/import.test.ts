@@ -33,6 +33,57 @@ describe('imports (the mirror hook)', () => {
     expect(await packages('bookworm')).not.toMatch(/mirrored/);
     expect((await get(s, 'debian/apt/pool/main/m/mirrored/mirrored_1.0_amd64.deb')).status).toBe(404);
   });
+  /**
+   * The source deletes a package and adds it back. The re-import's file commit answers (its bytes are
+   * already there) but its package is not named yet when the rebuild queued by the removal runs: a
+   * slow store or a busy event loop leaves that gap. `afterGap` ends the commit once that rebuild has published.
+   */
+  async function reimportDuringRebuild(afterGap: 'answer' | 'fail') {
+    s = await debServer();
+    const repo = await s.ctx.repos.update('apt', { config: { architectures: ['amd64'] } });
+    const deb = makeDeb({ name: 'flapping', version: '1.0', arch: 'amd64' });
+    const pool = 'pool/main/f/flapping/flapping_1.0_amd64.deb';
+    await importAsset(s.ctx, { repo, path: pool, file: await spool(deb), contentType: 'application/octet-stream', uploader: 'jane' });
+    await settled(s, 'apt');
+    expect(await removeImported(s.ctx, { repo, path: pool })).toBe(true);
+    const commit = s.ctx.assets.commit.bind(s.ctx.assets);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let committed!: () => void;
+    const inGap = new Promise<void>((r) => (committed = r));
+    s.ctx.assets.commit = async (input) => {
+      const result = await commit(input);
+      committed();
+      await gate;
+      if (afterGap === 'fail') throw new Error('the store went away');
+      return result;
+    };
+    const again = importAsset(s.ctx, { repo, path: pool, file: await spool(deb), contentType: 'application/octet-stream', uploader: 'jane' });
+    await inGap;
+    // The rebuild publishes the index without the package, then deletes the pool files it no longer names.
+    for (let until = Date.now() + 10_000; /^Package: flapping$/m.test(await packages('stable')); ) {
+      if (Date.now() > until) throw new Error('the index without the removed package was never published');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    release();
+    return { pool, again: await again.then((r) => r, (err: Error) => err) };
+  }
+
+  it('keeps a pool file whose package the source deletes and adds back while the rebuild that would delete it runs', async () => {
+    const { pool, again } = await reimportDuringRebuild('answer');
+    expect(again).toEqual({ status: 'created', path: pool });
+    await settled(s, 'apt');
+    expect(await packages('stable')).toMatch(/^Package: flapping$/m);
+    expect((await get(s, `debian/apt/${pool}`)).status).toBe(200);
+  });
+
+  it('deletes that pool file after all when the re-import fails', async () => {
+    const { pool, again } = await reimportDuringRebuild('fail');
+    expect(again).toBeInstanceOf(Error);
+    await settled(s, 'apt');
+    expect(await packages('stable')).not.toMatch(/flapping/);
+    expect((await get(s, `debian/apt/${pool}`)).status).toBe(404);
+  });
 });
 
 describe('pool files no package names', () => {
