@@ -55,7 +55,9 @@ export function loginRoutes({ ctx, factors, sessions, pending, failures }: Login
       const found = ctx.users.byName(username);
       const ok = await verifyUserPassword(password, found?.passwordHash, !!found && !found.disabled && found.kind === 'local');
       if (!ok || !found) {
-        ctx.audit.record({ action: 'login.failed', actor: username.slice(0, 64), ip, target: username.slice(0, 64), detail: { reason: reasonOf(found) } });
+        // Only a user's own name: an unknown one is often a password or token typed into the wrong field.
+        const name = found?.username ?? '';
+        ctx.audit.record({ action: 'login.failed', actor: name, ip, target: name, detail: { reason: reasonOf(found) } });
         throw unauthorized(found?.kind === 'oidc' ? 'this account signs in with SSO' : 'wrong user name or password', false);
       }
       return found;

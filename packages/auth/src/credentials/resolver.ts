@@ -55,16 +55,22 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
     return { type: 'user', via: 'password', user };
   };
 
-  /** A failed check: audited, then 401. Counting it is `failures.limit`'s job (the 401 keeps its token). */
-  const refuse = (ip: string, surface: 'api' | 'format', what: string, username = '', message = 'invalid credentials') => {
-    ctx.audit.record({ action: 'auth.failed', actor: username.slice(0, 64), ip, target: username.slice(0, 64), detail: { credential: what, surface } });
+  /**
+   * A failed check: audited, then 401. Counting it is `failures.limit`'s job (the 401 keeps its token).
+   * A password attempt names its user only when one has that name: a name field often holds what
+   * belongs in the password field (a token in `curl -u "$TOKEN:"`, a password typed one field early).
+   */
+  const refuse = (ip: string, surface: 'api' | 'format', what: string, attempt?: { user: UserRow | undefined }, message = 'invalid credentials') => {
+    const name = attempt?.user?.username ?? '';
+    const detail = { credential: what, surface, ...(attempt && !attempt.user ? { reason: 'unknown user' } : {}) };
+    ctx.audit.record({ action: 'auth.failed', actor: name, ip, target: name, detail });
     return unauthorized(message, surface === 'format');
   };
 
   function publish(token: string, ip: string, surface: 'api' | 'format'): Promise<Credential> {
     return deps.failures.limit([`ip:${ip}`], async () => {
       const grant = await deps.publish.verify(token);
-      if (!grant) throw refuse(ip, surface, 'publish token', '', 'invalid, closed or expired publish session');
+      if (!grant) throw refuse(ip, surface, 'publish token', undefined, 'invalid, closed or expired publish session');
       return { type: 'publish', grant } as const;
     });
   }
@@ -72,7 +78,7 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
   function readToken(token: string, ip: string, surface: 'api' | 'format'): Promise<Credential> {
     return deps.failures.limit([`ip:${ip}`], () => {
       const found = deps.tokens.verify(token);
-      if (!found) throw refuse(ip, surface, 'read token', '', 'invalid, expired or deleted read token');
+      if (!found) throw refuse(ip, surface, 'read token', undefined, 'invalid, expired or deleted read token');
       return { type: 'user', via: 'read_token', user: found.user, credentialId: found.row.id, expiresAt: found.row.expiresAt?.getTime() } as const;
     });
   }
@@ -117,17 +123,17 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
       if (until && until > Date.now()) return passwordUser(user!, req.surface);
       const joined = key ? inflight.get(key) : undefined;
       if (joined) {
-        if (!(await joined)) throw refuse(req.ip, req.surface, 'password', username);
+        if (!(await joined)) throw refuse(req.ip, req.surface, 'password', { user });
         return passwordUser(user!, req.surface);
       }
       return deps.failures.limit(keys, async () => {
         if (!eligible || !key) {
           await verifyUserPassword(password, undefined, false);
-          throw refuse(req.ip, req.surface, 'password', username);
+          throw refuse(req.ip, req.surface, 'password', { user });
         }
         const check = verifyPassword(password, user!.passwordHash).finally(() => inflight.delete(key));
         inflight.set(key, check);
-        if (!(await check)) throw refuse(req.ip, req.surface, 'password', username);
+        if (!(await check)) throw refuse(req.ip, req.surface, 'password', { user });
         if (verified.size > 10_000) verified.clear();
         verified.set(key, Date.now() + PASSWORD_CACHE_MS);
         return passwordUser(user!, req.surface);

@@ -51,6 +51,28 @@ describe('admin audit log', () => {
     for (const s of h.secrets) expect(all).not.toContain(s);
   });
 
+  it("keeps a failed attempt's user name only when it names a user: a password or token typed into that field stays out", async () => {
+    h = await startAccounts();
+    await h.user('alice');
+    const alice = h.sessionOf('alice');
+    const token = (await alice.call('/api/tokens', { body: { name: 'ci' } })).body.token as string;
+    const typedPassword = 'Root-Pass-XYZ-123456';
+    expect((await api(h, '/api/auth/login', { body: { username: typedPassword, password: 'root' } })).status).toBe(401);
+    expect((await api(h, '/api/me', { auth: basic(token, '') })).status).toBe(401); // `curl -u "$TOKEN:"`
+    expect((await api(h, '/api/me', { auth: basic('alice', 'not-her-password') })).status).toBe(401);
+
+    const items = (await api(h, '/api/audit', { auth: root })).body.items;
+    const failed = items.filter((e: any) => e.action.endsWith('failed')).map((e: any) => [e.action, e.actor, e.target, e.detail.reason]);
+    expect(failed).toEqual([
+      ['auth.failed', 'alice', 'alice', undefined],
+      ['auth.failed', '', '', 'unknown user'],
+      ['login.failed', '', '', 'unknown user'],
+    ]);
+    const all = JSON.stringify(items);
+    expect(all).not.toContain(typedPassword.slice(0, 8));
+    expect(all).not.toContain(token.slice(0, 12));
+  });
+
   it('is admin only and pages newest first', async () => {
     h = await startAccounts();
     const password = await h.user('alice');
