@@ -33,7 +33,7 @@ export const ssoSettings = defineSettings({
   settings: [
     { key: 'oidc.issuer', type: 'string', default: '', label: 'Issuer URL', help: 'Issuer of the identity provider. SSO is on when set. Only whitespace is trimmed: a trailing slash must match the provider.' },
     { key: 'oidc.client_id', type: 'string', default: '', label: 'Client ID', help: 'Confidential client ID.' },
-    { key: 'oidc.client_secret', type: 'string', default: '', secret: true, label: 'Client secret', help: 'Client secret. Stored encrypted.' },
+    { key: 'oidc.client_secret', type: 'string', default: '', secret: true, sentTo: 'oidc.issuer', label: 'Client secret', help: 'Client secret. Stored encrypted. Asked for again when the issuer changes.' },
     { key: 'oidc.redirect_url', type: 'string', default: '', label: 'Redirect URL', help: 'Callback URL; empty means base_url + /api/auth/oidc/callback.' },
     { key: 'oidc.scopes', type: 'string', default: 'openid profile email', label: 'Scopes', help: 'Space-separated; openid is always included.' },
     { key: 'oidc.admin_claim', type: 'string', default: 'groups', label: 'Admin claim', help: 'ID token claim checked for admin rights; dotted paths allowed.' },

@@ -108,14 +108,16 @@ describe('settings changes', () => {
     const { client } = await sso.h.withTotp('ops', { admin: true });
     const fetched = () => sso!.idp.requests.get(DISCOVERY) ?? 0;
 
-    const bad = await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': DEAD, 'oidc.client_id': 'other' } });
+    // A new issuer comes with its client secret (the next test).
+    const bad = await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': DEAD, 'oidc.client_id': 'other', 'oidc.client_secret': 'dead-secret' } });
     expect(bad.status).toBe(400);
     expect(bad.body.fields['oidc.issuer']).toMatch(/discovery at http:\/\/127.0.0.1:9 failed/);
     expect(sso.h.ctx.settings.get('oidc.issuer')).toBe(sso.idp.issuer);
     expect(sso.h.ctx.settings.get('oidc.client_id')).toBe(CLIENT_ID);
 
-    const slash = await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': `${sso.idp.issuer}/` } });
+    const slash = await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': `${sso.idp.issuer}/`, 'oidc.client_secret': CLIENT_SECRET } });
     expect(slash.status).toBe(400);
+    expect(slash.body.fields['oidc.issuer']).toMatch(/the provider's issuer is/);
 
     let n = fetched();
     expect((await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.client_secret': 'rotated-secret-2' } })).status).toBe(200);
@@ -131,6 +133,43 @@ describe('settings changes', () => {
     // Turning SSO off needs no provider either.
     expect((await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': '' } })).status).toBe(200);
     expect((await api(sso.h, '/api/auth/oidc/login')).status).toBe(404);
+  });
+
+  it('asks for the client secret again when the issuer changes: a stored secret never goes to another provider', async () => {
+    sso = await startSso();
+    const { client } = await sso.h.withTotp('ops', { admin: true });
+    const other = await TestProvider.start({ clientId: CLIENT_ID, clientSecret: 'other-provider-secret', redirectUris: [sso.callback], accounts: ACCOUNTS });
+    try {
+      const moved = await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': other.issuer } });
+      expect(moved.status).toBe(400);
+      expect(moved.body.fields['oidc.client_secret']).toMatch(/enter it again/);
+      const kept = await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': other.issuer, 'oidc.client_secret': '' } }); // "" keeps a secret
+      expect(kept.status).toBe(400);
+      expect(sso.h.ctx.settings.get('oidc.issuer')).toBe(sso.idp.issuer);
+
+      sso.h.secret('other-provider-secret');
+      expect((await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': other.issuer, 'oidc.client_secret': 'other-provider-secret' } })).status).toBe(200);
+      // Other settings, and the issuer's own provider, still need nothing more.
+      expect((await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.client_id': CLIENT_ID } })).status).toBe(200);
+      // Turned off, the secret goes nowhere; turned on again, it is asked for once more.
+      expect((await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': '' } })).status).toBe(200);
+      expect((await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': other.issuer } })).status).toBe(400);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('refuses to move the issuer of a client secret the environment sets', async () => {
+    const h = await startAccounts({ env: { TR_OIDC_CLIENT_SECRET: 'env-client-secret' } });
+    try {
+      h.ctx.settings.setInternal({ 'oidc.issuer': 'https://idp.example.test' });
+      const { client } = await h.withTotp('ops', { admin: true });
+      const moved = await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': DEAD } });
+      expect(moved.status).toBe(400);
+      expect(moved.body.fields['oidc.issuer']).toMatch(/TR_OIDC_CLIENT_SECRET sets oidc.client_secret/);
+    } finally {
+      await h.close();
+    }
   });
 
   it('POST /api/settings/oidc/test tries the merged settings without saving', async () => {

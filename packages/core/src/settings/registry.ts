@@ -278,12 +278,26 @@ export class SettingsRegistry {
       }
       return this.get(key);
     };
+    Object.assign(fields, this.secretsToReenter(changes, next));
     for (const g of this.groups) {
       if (!g.settings.some((d) => changes.has(d.key))) continue;
       Object.assign(fields, g.validate?.(next) ?? {});
     }
     if (Object.keys(fields).length) throw invalidSettings('invalid settings', fields);
     return { changes, next };
+  }
+
+  /** A stored secret (`SettingDef.sentTo`) whose destination this change moves, to a place that is not empty. */
+  private secretsToReenter(changes: Map<string, SettingValue | null>, next: (key: string) => SettingValue): Record<string, string> {
+    const fields: Record<string, string> = {};
+    for (const { def } of this.defs.values()) {
+      const to = def.sentTo;
+      if (!to || !changes.has(to) || changes.has(def.key) || this.get(def.key) === '') continue;
+      if (next(to) === '' || sameValue(next(to), this.get(to))) continue;
+      if (this.envValues.has(def.key)) fields[to] = `${envName(def)} sets ${def.key}, which is sent to this address: change both in the environment`;
+      else fields[def.key] = `enter it again: a stored secret is never sent to a changed ${to}`;
+    }
+    return fields;
   }
 
   /**

@@ -14,6 +14,12 @@ export interface SettingDef {
   /** Allowed values for a string setting (shown as a picker). */
   options?: string[];
   secret?: boolean;
+  /**
+   * For a secret sent to the place another setting names (`oidc.client_secret` goes to `oidc.issuer`'s
+   * token endpoint): a PATCH that points that setting elsewhere must enter the secret again, so a
+   * stored secret never follows an address it was not entered for.
+   */
+  sentTo?: string;
   /** Environment variable; derived from the key when absent, `null` when the setting has none (`signing.key`). */
   env?: string | null;
   /** False for keys only their owner may change (e.g. `signing.key`, set through its own route). */
