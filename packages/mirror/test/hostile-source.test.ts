@@ -95,6 +95,30 @@ describe('a hostile source', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('retries a listing or repository list whose connection breaks off mid-body, and reports the source unreachable', async () => {
+    answer = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' });
+      res.write('{"ite', () => res.destroy());
+    };
+    const c = new NexusClient({ baseUrl: url, username: 'u', password: 'p' }, { backoffMs: 5, timeoutMs: 2_000, retries: 2 });
+    const pages = async () => {
+      for await (const _ of c.assets('files'));
+    };
+    await expect(pages()).rejects.toMatchObject({ kind: 'unreachable', message: expect.stringMatching(/broke off/) });
+    expect(requests.length).toBe(3);
+    await expect(c.repositories()).rejects.toMatchObject({ kind: 'unreachable' });
+  });
+
+  it('refuses unfetched a file listed larger than max_upload_bytes, and gives a file of unknown size a deadline a timer can hold', async () => {
+    answer = (_req, res) => res.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end('small');
+    await expect(client().download('files', asset({ fileSize: 2048 }), spool, { maxBytes: 1024 })).rejects.toMatchObject({ kind: 'too_large', message: expect.stringMatching(/2048 bytes.*max_upload_bytes \(1024\)/) });
+    expect(requests).toEqual([]);
+    // 2^41 bytes at 64 KiB/s is past the longest timer Node keeps (2^31 - 1 ms): it must not fire at once.
+    const file = await client().download('files', asset({ fileSize: null }), spool, { maxBytes: 2 ** 41 });
+    expect(file.size).toBe(5);
+    await file.dispose();
+  });
+
   it('stops reading a body that runs on past the size the source listed', async () => {
     answer = (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/octet-stream' }); // chunked: no length announced

@@ -28,6 +28,9 @@ const MAX_EMPTY_PAGES = 100;
 /** The slowest average a download may keep up: past `timeoutMs` + size / this, it is given up (and retried). */
 const MIN_BYTES_PER_S = 64 * 1024;
 
+/** The longest delay Node's timers hold (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A JSON answer (a listing page, the repository list) gets this many `timeoutMs` in all. */
 const JSON_DEADLINE_FACTOR = 4;
 
@@ -132,6 +135,9 @@ export class NexusClient {
    */
   async download(repository: string, asset: NexusAsset, spool: Spool, opts: { maxBytes: number; signal?: AbortSignal }): Promise<SpooledFile> {
     const url = this.contentUrl(repository, asset);
+    if (asset.fileSize !== null && asset.fileSize > opts.maxBytes) {
+      throw new NexusError('too_large', `the source lists ${asset.fileSize} bytes, more than max_upload_bytes (${opts.maxBytes}); not fetched`);
+    }
     // md5 always: Nexus declares it for every blob, and Debian's index and Maven's .md5 need it.
     const algorithms: HashAlgorithm[] = ['sha1', 'md5'];
     if (asset.checksum.sha512) algorithms.push('sha512');
@@ -141,7 +147,7 @@ export class NexusClient {
     const durable = asset.fileSize === null || asset.fileSize > DEFER_FLUSH_UP_TO;
     return this.withRetries(async () => {
       // A source dripping a byte just inside the stall timeout must not hold a slot for ever: the whole body has a deadline too.
-      const totalMs = this.timeoutMs + Math.ceil(((asset.fileSize ?? opts.maxBytes) / MIN_BYTES_PER_S) * 1000);
+      const totalMs = Math.min(MAX_TIMER_MS, this.timeoutMs + Math.ceil(((asset.fileSize ?? opts.maxBytes) / MIN_BYTES_PER_S) * 1000));
       const { res: body, watch } = await this.fetchOnce(url, opts.signal, totalMs);
       try {
         const announced = body.headers['content-length'];
@@ -181,8 +187,10 @@ export class NexusClient {
       try {
         text = await readCapped(res, MAX_JSON, watch);
       } catch (err) {
-        if (watch.fired && !signal?.aborted) throw new NexusError('timeout', `${path.split('?')[0]} ${watch.overran ? `took longer than ${(JSON_DEADLINE_FACTOR * this.timeoutMs) / 1000} s in all` : `stalled for ${this.timeoutMs} ms`}`);
-        throw err;
+        if (signal?.aborted || err instanceof NexusError) throw err;
+        if (watch.fired) throw new NexusError('timeout', `${path.split('?')[0]} ${watch.overran ? `took longer than ${(JSON_DEADLINE_FACTOR * this.timeoutMs) / 1000} s in all` : `stalled for ${this.timeoutMs} ms`}`);
+        // A body cut off (a reset, a proxy's restart): like a failed request, worth another try.
+        throw new NexusError('unreachable', `${path.split('?')[0]} broke off mid-answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       } finally {
         watch.stop();
       }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** What Nexus 3's REST API answers (see NEXUS-API.md), as the mirror reads it: every answer is hostile input, checked here. */
 
-export type NexusErrorKind = 'refused' | 'unreachable' | 'status' | 'timeout' | 'invalid' | 'foreign_url' | 'changed';
+export type NexusErrorKind = 'refused' | 'unreachable' | 'status' | 'timeout' | 'invalid' | 'foreign_url' | 'changed' | 'too_large';
 
 export class NexusError extends Error {
   constructor(
