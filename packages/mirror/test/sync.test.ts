@@ -172,6 +172,36 @@ describe('mirror sync', () => {
     expect(await waitSync(rig, started.body.id)).toMatchObject({ state: 'done', repos: [{ fetched: 2, failed: 0 }] });
   });
 
+  it('holds Maven metadata back while a file under it failed, and imports it once that file is in', async () => {
+    rig = await startRig();
+    rig.nexus.addRepo('releases', 'maven2');
+    rig.nexus.put('releases', 'org/acme/w/1.0/w-1.0.jar', 'jar one');
+    rig.nexus.put('releases', 'org/acme/w/2.0/w-2.0.jar', 'jar two');
+    const metadata = 'org/acme/w/maven-metadata.xml';
+    rig.nexus.put('releases', metadata, '<metadata><versioning><versions><version>1.0</version><version>2.0</version></versions></versioning></metadata>');
+    rig.nexus.put('releases', 'org/other/x/maven-metadata.xml', '<metadata/>');
+    rig.nexus.knobs.lyingChecksums.add('releases/org/acme/w/2.0/w-2.0.jar');
+    const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'releases', target: 'releases', create: true }]);
+    const status = (path: string) => fetch(`${rig.trove.url}/maven/releases/${path}`, { headers: { Authorization: basic('admin') } }).then((r) => r.status);
+
+    const first = await sync(s.id);
+    expect(first.repos[0]).toMatchObject({ fetched: 2, failed: 2 });
+    const failures = (await rig.api('GET', `/mirror/syncs/${first.id}/failures`)).body.items.map((f: any) => [f.path, f.reason]);
+    expect(failures).toEqual([
+      ['org/acme/w/2.0/w-2.0.jar', expect.stringMatching(/checksum mismatch/)],
+      [metadata, expect.stringMatching(/held back: org\/acme\/w\/2.0\/w-2.0.jar was not imported/)],
+    ]);
+    expect(await status(metadata)).toBe(404); // it would name a version whose jar answers 404
+    expect(await status('org/other/x/maven-metadata.xml')).toBe(200);
+
+    rig.nexus.knobs.lyingChecksums.clear();
+    const second = await sync(s.id);
+    expect(second.repos[0]).toMatchObject({ fetched: 2, failed: 0 });
+    expect(await status(metadata)).toBe(200);
+    expect(await status('org/acme/w/2.0/w-2.0.jar')).toBe(200);
+  });
+
   it('keeps a file two source paths land in until the last of them is gone', async () => {
     rig = await startRig();
     rig.nexus.addRepo('apt', 'apt', 'hosted', { distribution: 'bookworm' });

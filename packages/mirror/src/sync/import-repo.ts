@@ -4,6 +4,7 @@ import { importAsset, isTroveError, removeImported, type CoreContext, type RepoR
 import type { SpooledFile } from '@trove/blobstore';
 import { NexusError, type NexusAsset, type NexusChecksums, type NexusClient } from '../nexus/client.js';
 import { mirrorFailures, mirrorItems, mirrorSyncRepos } from '../schema.js';
+import { metadataHold } from './held-back.js';
 import { repoListing, type ImportedItem, type RepoListing } from './listing.js';
 
 export interface RepoCounters {
@@ -262,8 +263,14 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     // resolving a snapshot or a version through the metadata never meets a file that is not there yet.
     await Promise.all(inflight);
     await Promise.all(commits);
+    const heldBy = metadataHold(db, syncId, sourceRepo);
     for await (const { asset, before } of listing.deferred()) {
       signal.throwIfAborted();
+      const failed = maven && MAVEN_METADATA.test(asset.path) ? heldBy(asset.path) : undefined;
+      if (failed) {
+        fail(asset.path, `held back: ${failed} was not imported, and this metadata may name it; it is imported by the sync that imports that file`);
+        continue;
+      }
       await schedule(() => fetchOne(asset, before, isSideFile(asset.path) ? (file) => checkSideFile(asset.path, file, listing) : undefined));
     }
     await Promise.all(inflight);
