@@ -77,6 +77,13 @@ describe('a hostile source', () => {
     expect(n).toBe(101);
   });
 
+  it('lists a file with an overlong uploader name or content type, cut or dropped, rather than as unreadable', async () => {
+    answer = json({ items: [{ path: '/f.txt', checksum: { sha1: 'a'.repeat(40) }, uploader: 'u'.repeat(300), contentType: `text/${'x'.repeat(300)}` }], continuationToken: null });
+    const pages = [];
+    for await (const page of client().assets('files')) pages.push(page);
+    expect(pages).toEqual([{ items: [expect.objectContaining({ path: 'f.txt', uploader: 'u'.repeat(200), contentType: null })], unreadable: [] }]);
+  });
+
   it('never builds a URL outside the repository, nor follows a downloadUrl into another repository', () => {
     const c = client();
     expect(() => c.contentUrl('..', asset())).toThrow(/\.\. is not a repository name; refused/);

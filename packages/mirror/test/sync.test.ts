@@ -91,6 +91,24 @@ describe('mirror sync', () => {
     expect(reasons).toEqual([expect.stringMatching(/^\(unreadable listing entry\): .*without a usable path \(unreadable path\)/), expect.stringMatching(/^\(deletions\): not done/)]);
   });
 
+  it('imports a file the source lists twice, unreadably and then readably', async () => {
+    const id = await mirrored({ a: '1', b: '2' });
+    rig.nexus.knobs.unreadableTwins.add('files/b');
+    const done = await sync(id);
+    expect(done.repos[0]).toMatchObject({ listed: 3, fetched: 2 });
+    expect(await read('b')).toEqual({ status: 200, text: '2' });
+  });
+
+  it('gives up on a listing that keeps promising more pages without a file it has not listed, and deletes nothing', async () => {
+    const id = await mirrored({ a: '1', b: '2' });
+    await sync(id);
+    rig.nexus.remove('files', 'b');
+    rig.nexus.knobs.endlessListing = true;
+    const done = await sync(id);
+    expect(done.repos[0]).toMatchObject({ state: 'failed', error: expect.stringMatching(/100 pages in a row without a file not listed before.*nothing was deleted/), deleted: 0 });
+    expect(await read('b')).toEqual({ status: 200, text: '2' });
+  });
+
   it('fetches only what changed, and removes from the target what the source deleted', async () => {
     const id = await mirrored({ a: '1', b: '2', c: '3' });
     await sync(id);

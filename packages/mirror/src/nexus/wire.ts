@@ -81,8 +81,15 @@ const assetSchema = z.object({
   downloadUrl: z.string().max(8192).nullish(),
   checksum: z.object({ sha1: hexOf(40).nullish(), sha256: hexOf(64).nullish(), sha512: hexOf(128).nullish(), md5: hexOf(32).nullish() }).nullish(),
   fileSize: z.number().int().nonnegative().nullish(),
-  contentType: z.string().max(200).nullish(),
-  uploader: z.string().max(200).nullish(),
+  // Not worth refusing a file over: an odd content type becomes none (octet-stream), a long name is cut.
+  contentType: z
+    .string()
+    .nullish()
+    .transform((v) => (v && v.length <= 200 ? v : null)),
+  uploader: z
+    .string()
+    .nullish()
+    .transform((v) => v?.slice(0, 200) ?? null),
 });
 const pageSchema = z.object({ items: z.array(z.unknown()).max(10_000), continuationToken: z.string().max(4096).nullish() });
 

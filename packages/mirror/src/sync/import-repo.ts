@@ -54,6 +54,12 @@ const COMMITS_IN_FLIGHT = 256;
  * their spool files up on the local disk.
  */
 const LARGE_COMMITS_PER_SLOT = 4;
+/**
+ * Pages in a row that name no path this run has not listed yet, before the listing is taken for one
+ * that never ends (a source that repeats entries under fresh continuation tokens). Nexus never
+ * repeats a page; entries added during the enumeration are new paths.
+ */
+const MAX_STALE_PAGES = 100;
 /** A content type the source declares, kept only when it is one (parameters in printable ASCII: it becomes a response header). */
 const MIME = /^[\w.+-]+\/[\w.+-]+(;[\t\x20-\x7e]{0,100})?$/;
 
@@ -227,6 +233,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   // The next page is fetched while this one's files download, so a page boundary never idles the slots.
   const pages = client.assets(sourceRepo, signal)[Symbol.asyncIterator]();
   let pathless = 0;
+  let stalePages = 0;
   try {
     let ahead = pages.next();
     for (;;) {
@@ -249,9 +256,13 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
           }
         }
       });
-      listing.keep(kept);
+      let fresh = listing.keep(kept);
+      const entries = listing.add(page.items);
+      fresh += entries.length;
+      stalePages = fresh ? 0 : stalePages + 1;
+      if (stalePages >= MAX_STALE_PAGES) throw new NexusError('invalid', `the asset listing gave ${MAX_STALE_PAGES} pages in a row without a file not listed before, each promising more; it was taken for endless`);
       // A path listed twice (added during the enumeration, or through a group) is acted on once.
-      for (const { asset, before, action } of listing.add(page.items)) {
+      for (const { asset, before, action } of entries) {
         if (signal.aborted) break;
         // What this sync fetched before a restart is already counted as fetched, not as unchanged.
         if (action === 'skip' && before?.syncId !== syncId) counters.skipped++;

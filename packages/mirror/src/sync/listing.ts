@@ -18,6 +18,9 @@ export type ListedEntry = { asset: NexusAsset; before: ImportedItem | undefined;
 
 const BATCH = 500;
 
+/** The sha1 of a path recorded by `keep` (listed, but too broken to import): never a digest. */
+const KEPT = '';
+
 /**
  * One run's listing of one source repository, kept in `mirror_listing` (see there why on disk), and
  * the earlier imports in `mirror_items`, read a path at a time: what a sync holds in memory stays the
@@ -31,11 +34,18 @@ export function repoListing(db: Db, opts: { sourceId: string; sourceRepo: string
     .from(mirrorItems)
     .where(and(eq(mirrorItems.sourceId, sourceId), eq(mirrorItems.sourceRepo, sourceRepo), eq(mirrorItems.path, p('path'))))
     .prepare();
+  const values = { syncId, sourceRepo, path: p('path'), sha1: p('sha1'), md5: p('md5'), sha256: p('sha256'), sha512: p('sha512'), deferred: p('deferred') };
+  /** A path listed as it is: new, or in place of an entry `keep` recorded for it (its sha1 is `KEPT`). */
   const insert = db
     .insert(mirrorListing)
-    .values({ syncId, sourceRepo, path: p('path'), sha1: p('sha1'), md5: p('md5'), sha256: p('sha256'), sha512: p('sha512'), deferred: p('deferred') })
-    .onConflictDoNothing()
+    .values(values)
+    .onConflictDoUpdate({
+      target: [mirrorListing.syncId, mirrorListing.sourceRepo, mirrorListing.path],
+      set: Object.fromEntries((['sha1', 'md5', 'sha256', 'sha512', 'deferred'] as const).map((k) => [k, sql.raw(`excluded.${mirrorListing[k].name}`)])),
+      setWhere: eq(mirrorListing.sha1, KEPT),
+    })
     .prepare();
+  const insertKept = db.insert(mirrorListing).values(values).onConflictDoNothing().prepare();
   const declaredAt = db
     .select({ sha1: mirrorListing.sha1, md5: mirrorListing.md5, sha256: mirrorListing.sha256, sha512: mirrorListing.sha512 })
     .from(mirrorListing)
@@ -52,7 +62,7 @@ export function repoListing(db: Db, opts: { sourceId: string; sourceRepo: string
 
     /**
      * Records a page in one transaction and says what to do with each file listed for the first time
-     * in this run (a path listed again is left out): skip it when its sha1 is what an earlier sync
+     * in this run (a path listed again is left out, unless only `keep` had it): skip it when its sha1 is what an earlier sync
      * imported, defer it when it is a side file or `isDeferred` says so (fetched by `deferred()` once the listing is complete),
      * fetch it otherwise.
      */
@@ -74,12 +84,15 @@ export function repoListing(db: Db, opts: { sourceId: string; sourceRepo: string
 
     /**
      * Records paths the source listed with entries too broken to import: listed all the same, so a
-     * copy imported earlier is not taken for deleted at the source.
+     * copy imported earlier is not taken for deleted at the source. A readable entry for the same
+     * path, listed later, still gets imported (`add`). Answers how many paths were new to this run.
      */
-    keep(paths: readonly string[]): void {
-      if (!paths.length) return;
-      db.transaction(() => {
-        for (const path of paths) insert.run({ path, sha1: null, md5: null, sha256: null, sha512: null, deferred: null });
+    keep(paths: readonly string[]): number {
+      if (!paths.length) return 0;
+      return db.transaction(() => {
+        let fresh = 0;
+        for (const path of paths) fresh += insertKept.run({ path, sha1: KEPT, md5: null, sha256: null, sha512: null, deferred: null }).changes;
+        return fresh;
       });
     },
 

@@ -77,10 +77,14 @@ export interface NexusKnobs {
   /** `repo/path` entries sent in 16 KiB pieces this many milliseconds apart: slow, but never silent for long. */
   trickleMs: Map<string, number>;
   /**
-   * `repo/path` entries listed in a shape the mirror cannot read: `field` spoils one field (an
-   * uploader name of 300 characters) but keeps the path, `path` spoils the path itself.
+   * `repo/path` entries listed in a shape the mirror cannot read: `field` spoils one field (a
+   * negative file size) but keeps the path, `path` spoils the path itself.
    */
   unreadableEntries: Map<string, 'field' | 'path'>;
+  /** `repo/path` entries listed twice: first with a spoiled field (as `unreadableEntries`), then as they are. */
+  unreadableTwins: Set<string>;
+  /** The listing never ends: past the last entry, every page repeats the repository's first entry with a new token. */
+  endlessListing: boolean;
   /** REST paths (`/service/rest/v1/...`) answered only after this many milliseconds; Infinity: never answered. */
   slowRest: Map<string, number>;
 }
@@ -127,6 +131,8 @@ export class NexusDouble {
     brokenDownloads: new Set(),
     trickleMs: new Map(),
     unreadableEntries: new Map(),
+    unreadableTwins: new Set(),
+    endlessListing: false,
     slowRest: new Map(),
   };
   readonly stats: NexusStats = { downloads: new Map(), listingRequests: 0, foreignHits: 0 };
@@ -135,6 +141,7 @@ export class NexusDouble {
   private readonly listingOrder = new Map<DoubleRepo, { repo: DoubleRepo; asset: DoubleAsset }[]>();
   private seq = 0;
   private flapTurn = 0;
+  private endlessTurn = 0;
   private port = 0;
   private decoyPort = 0;
 
@@ -328,9 +335,17 @@ export class NexusDouble {
     }
     const page = all.slice(from, from + PAGE_SIZE);
     const last = page[page.length - 1];
+    if (this.knobs.endlessListing && page.length < PAGE_SIZE && all.length) {
+      const turn = (this.endlessTurn++).toString(36);
+      return json(200, { items: [...page, all[0]!].map((e, i) => this.assetJson(e.repo, e.asset, i)), continuationToken: Buffer.from(`${after.toString(36)}~${turn}`).toString('hex') });
+    }
     // A full page always carries a token, so an exact multiple of 100 ends with an empty page.
     const next = page.length === PAGE_SIZE && last ? Buffer.from(last.asset.seq.toString(36)).toString('hex') : null;
-    json(200, { items: page.map((e, i) => this.assetJson(e.repo, e.asset, i)), continuationToken: next });
+    const entries = page.flatMap((e, i) => {
+      const one = this.assetJson(e.repo, e.asset, i);
+      return this.knobs.unreadableTwins.has(`${e.repo.name}/${e.asset.path}`) ? [{ ...one, fileSize: -1 }, one] : [one];
+    });
+    json(200, { items: entries, continuationToken: next });
   }
 
   private assetJson(repo: DoubleRepo, a: DoubleAsset, i: number) {
@@ -355,9 +370,9 @@ export class NexusDouble {
       contentType: a.contentType,
       lastModified: a.lastModified,
       lastDownloaded: null,
-      uploader: unreadable === 'field' ? 'x'.repeat(300) : a.uploader,
+      uploader: a.uploader,
       uploaderIp: a.uploaderIp,
-      fileSize: a.content.length,
+      fileSize: unreadable === 'field' ? -1 : a.content.length,
       blobCreated: a.lastModified,
       blobStoreName: null,
       ...formatKey,
