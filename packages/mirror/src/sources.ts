@@ -152,12 +152,15 @@ export class SourceService {
     // As with secret settings, an empty password means "unchanged".
     const password = typeof body.password === 'string' && body.password !== '' ? body.password : this.password(current);
     await this.check(baseUrl, username, password);
-    return this.ctx.db
+    // The check waited on the source: the source may have been cut over or deleted meanwhile.
+    const updated = this.ctx.db
       .update(mirrorSources)
       .set({ baseUrl, username, passwordSealed: this.ctx.secrets.seal(passwordKey(id), password), updatedAt: new Date() })
-      .where(eq(mirrorSources.id, id))
+      .where(and(eq(mirrorSources.id, id), eq(mirrorSources.state, 'mirroring')))
       .returning()
-      .get()!;
+      .get();
+    if (updated) return updated;
+    throw conflict(`source ${this.get(id).name} was cut over during the change; it is read-only history`);
   }
 
   delete(id: string): void {

@@ -92,6 +92,29 @@ describe('mirror sources API', () => {
     expect(await rig.api('PATCH', `/mirror/sources/${s.id}`, { base_url: elsewhere, password: 'admin123' })).toMatchObject({ status: 200, body: { base_url: elsewhere } });
   });
 
+  it('answers a PATCH whose source was cut over or deleted while its check waited on the source with 409 or 404, changing nothing', async () => {
+    const { body: s } = await rig.api('POST', '/mirror/sources', source());
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }]);
+    rig.nexus.knobs.slowRest.set('/service/rest/v1/status', 1500);
+    const patch = rig.api('PATCH', `/mirror/sources/${s.id}`, { password: 'admin123' });
+    await new Promise((r) => setTimeout(r, 200));
+    const cut = await rig.api('POST', `/mirror/sources/${s.id}/cutover`);
+    expect(cut.status).toBe(202);
+    await waitSync(rig, cut.body.id);
+    const after = (await rig.api('GET', `/mirror/sources/${s.id}`)).body;
+    expect(after.state).toBe('cut_over');
+    expect((await patch).status).toBe(409);
+    expect((await rig.api('GET', `/mirror/sources/${s.id}`)).body.updated_at).toBe(after.updated_at);
+
+    rig.nexus.knobs.slowRest.clear();
+    const { body: other } = await rig.api('POST', '/mirror/sources', source({ name: 'unmapped' }));
+    rig.nexus.knobs.slowRest.set('/service/rest/v1/status', 1000);
+    const late = rig.api('PATCH', `/mirror/sources/${other.id}`, { password: 'admin123' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await rig.api('DELETE', `/mirror/sources/${other.id}`)).status).toBe(204);
+    expect((await late).status).toBe(404);
+  });
+
   it('answers 409 saying what to do when the stored password cannot be decrypted, and takes a new one', async () => {
     const { body: s } = await rig.api('POST', '/mirror/sources', source());
     // What a master key replaced without the old one leaves: a sealed value this server cannot open.
