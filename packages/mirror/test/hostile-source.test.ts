@@ -90,6 +90,12 @@ describe('a hostile source', () => {
     expect(() => c.contentUrl('files', asset({ path: '../../service/rest/v1/status' }))).toThrow(/leaves \/repository\/files\/; refused/);
     expect(() => c.contentUrl('files', asset({ downloadUrl: `${url}/repository/secret/f.txt` }))).toThrow(/points outside files on the source/);
     expect(c.contentUrl('files', asset({ downloadUrl: `${url}/repository/files/f.txt` })).pathname).toBe('/repository/files/f.txt');
+    // Jetty (Nexus's server) reads `..;x` as `..` with a path parameter, and decodes `%2F` and `%2e`: another repository again.
+    for (const trick of ['..;/secret/f.txt', '..%3B/secret/f.txt', 'a/..;x/..;/secret/f.txt', '%2e%2e/secret/f.txt', 'a%2F..%2F..%2Fsecret/f.txt', 'other.txt']) {
+      expect(() => c.contentUrl('files', asset({ downloadUrl: `${url}/repository/files/${trick}` })), trick).toThrow(/does not name the listed path|refused/);
+    }
+    expect(() => c.contentUrl('files', asset({ path: 'a/..;/secret/f.txt' }))).toThrow(/refused/);
+    expect(c.contentUrl('files', asset({ path: 'dir/a b+c.txt', downloadUrl: `${url}/repository/files/dir/a%20b+c.txt` })).pathname).toBe('/repository/files/dir/a%20b+c.txt');
   });
 
   it('gives up on a download that trickles just inside the stall timeout', async () => {

@@ -37,6 +37,25 @@ const JSON_DEADLINE_FACTOR = 4;
 /** A listing answer larger than this is not Nexus talking. */
 const MAX_JSON = 32 * 1024 * 1024;
 
+/** `.` or `..`, alone or with a path parameter (`..;x`), as Jetty reads a segment. */
+const DOT_SEGMENT = /^\.\.?(;|$)/;
+
+/** A URL path's segments percent-decoded, or null when one of them cannot be, or decodes to a dot segment or a separator. */
+function decodedPath(encoded: string): string | null {
+  const out: string[] = [];
+  for (const seg of encoded.split('/')) {
+    let s: string;
+    try {
+      s = decodeURIComponent(seg);
+    } catch {
+      return null;
+    }
+    if (DOT_SEGMENT.test(s) || /[/\\]/.test(s)) return null;
+    out.push(s);
+  }
+  return out.join('/');
+}
+
 /**
  * The little of Nexus 3's REST API the mirror needs (see NEXUS-API.md), over node:http with
  * keep-alive (fetch's Request, Response and web streams cost a third more CPU per small download).
@@ -113,6 +132,8 @@ export class NexusClient {
     if (!REPO_NAME.test(repository)) throw new NexusError('foreign_url', `${repository.slice(0, 200)} is not a repository name; refused, not fetched`);
     const root = new URL(`repository/${encodeURIComponent(repository)}/`, this.base);
     const inRoot = (url: URL) => url.origin === this.base.origin && url.pathname.startsWith(root.pathname) && !url.username && !url.password;
+    // Jetty, Nexus's server, takes `..;x` for `..` with a path parameter: a way into another repository.
+    if (asset.path.split('/').some((seg) => DOT_SEGMENT.test(seg))) throw new NexusError('foreign_url', `the path leaves ${root.pathname}; refused, not fetched`);
     if (!asset.downloadUrl) {
       const url = new URL(asset.path.split('/').map(encodeURIComponent).join('/'), root);
       if (!inRoot(url)) throw new NexusError('foreign_url', `the path leaves ${root.pathname}; refused, not fetched`);
@@ -125,6 +146,10 @@ export class NexusClient {
       throw new NexusError('foreign_url', 'downloadUrl is not a URL');
     }
     if (!inRoot(url)) throw new NexusError('foreign_url', `downloadUrl points outside ${repository} on the source (${url.origin}${url.pathname.slice(0, 200)}); refused, not fetched`);
+    // Only the listed file: decoded, the URL must name its path (an encoded `/`, `.` or `;` could name another).
+    if (decodedPath(url.pathname.slice(root.pathname.length)) !== asset.path) {
+      throw new NexusError('foreign_url', `downloadUrl does not name the listed path ${asset.path.slice(0, 200)}; refused, not fetched`);
+    }
     url.hash = '';
     return url;
   }
