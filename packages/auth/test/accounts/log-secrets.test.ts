@@ -16,7 +16,8 @@ describe('the server log during a whole sign-in, security and token session', ()
     const { client, totp, password } = await h.withTotp('alice');
     await api(h, '/api/auth/login', { body: { username: 'alice', password: wrong } });
     await api(h, '/api/me', { auth: basic('alice', wrong) });
-    const codes = (await client.call('/api/security/recovery-codes', { method: 'POST' })).body.codes as string[];
+    const issued = await client.call('/api/security/recovery-codes', { method: 'POST' });
+    const codes = issued.body.codes as string[];
     codes.forEach((c) => h.secret(c));
     const c = h.client();
     await c.call('/api/auth/login', { body: { username: 'alice', password } });
@@ -24,7 +25,8 @@ describe('the server log during a whole sign-in, security and token session', ()
     const d = h.client();
     await d.call('/api/auth/login', { body: { username: 'alice', password } });
     expect((await d.call('/api/auth/login/second', { body: { totp_code: totp.code(1) } })).status).toBe(200);
-    const token = h.secret((await client.call('/api/tokens', { body: { name: 'ci' } })).body.token as string);
+    const created = await client.call('/api/tokens', { body: { name: 'ci' } });
+    const token = h.secret(created.body.token as string);
     await api(h, '/api/me', { auth: basic('x', token) });
     await api(h, '/api/me', { auth: basic('x', token.slice(0, -2) + 'zz') });
     await h.asRoot('/api/repos', { body: { name: 'files', format: 'raw' } });
@@ -32,6 +34,8 @@ describe('the server log during a whole sign-in, security and token session', ()
     const s = await client.call('/api/publish/sessions/manual', { body: { repo: 'files', totp_code: totp.code(-1) } });
     expect(s.status).toBe(201);
     h.secret(s.body.token);
+    // An answer holding a secret is never kept by a browser's or a proxy's cache.
+    for (const answer of [issued, created, s]) expect(answer.headers.get('cache-control')).toBe('no-store');
     await fetch(`${h.url}/raw/files/a.txt`, { method: 'PUT', body: 'x', headers: { authorization: basic('ci', s.body.token) } });
     await client.call('/api/users/alice', { method: 'PATCH', body: { password: h.secret('alice-second-password'), current_password: password } });
     await client.call('/api/auth/logout', { method: 'POST' });

@@ -59,6 +59,11 @@ export function buildHttpApp(running: RunningModules, parts: HttpAppParts = {}):
     }
   });
 
+  app.use('/api/*', async function notCached(c, next) {
+    await next();
+    // API answers hold tokens, codes and account data: no browser or proxy cache keeps them.
+    if (!c.res.headers.has('cache-control')) c.res.headers.set('Cache-Control', 'no-store');
+  });
   app.use('/api/*', csrfGuard({ baseUrl: ctx.baseUrl }));
   app.use('/api/*', credentials({ resolver: () => ctx.credentials.resolver, surface: 'api' }));
   app.use('/api/*', apiCredentialRules(() => ctx.credentials));
