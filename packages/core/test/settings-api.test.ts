@@ -54,6 +54,13 @@ describe('settings API', () => {
     expect(item(after, 'fs.root').value).toBe('');
   });
 
+  it('refuses an S3 endpoint carrying credentials: the endpoint is shown and logged, the keys are secrets', async () => {
+    s = await coreServer();
+    const r = await fetch(`${s.url}/api/settings`, { method: 'PATCH', headers: json('adminpw'), body: JSON.stringify({ 's3.endpoint': 'https://AKIA:hunter2@s3.example.test' }) });
+    expect(r.status).toBe(400);
+    expect((await r.json()).fields['s3.endpoint']).toMatch(/must not carry credentials/);
+  });
+
   it('checks rules across keys', async () => {
     s = await coreServer();
     const r = await fetch(`${s.url}/api/settings`, { method: 'PATCH', headers: json('adminpw'), body: JSON.stringify({ storage: 's3' }) });

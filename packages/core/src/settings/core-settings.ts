@@ -4,6 +4,19 @@ const trimSlash = (v: SettingValue) => (typeof v === 'string' ? v.replace(/\/+$/
 const isCidr = (s: string) =>
   /^(\d{1,3}(\.\d{1,3}){3})(\/(3[0-2]|[12]?\d))?$/.test(s) || /^[0-9a-f:]+(\/(12[0-8]|1[01]\d|[1-9]?\d))?$/i.test(s);
 
+/** The endpoint is shown (`GET /api/system`, a move's target) and logged: credentials belong in the secret keys. */
+function s3Endpoint(v: SettingValue): string | undefined {
+  if (v === '') return undefined;
+  if (!/^https?:\/\//.test(String(v))) return 'must start with http:// or https://';
+  try {
+    const url = new URL(String(v));
+    if (url.username || url.password) return 'must not carry credentials: set s3.access_key_id and s3.secret_access_key';
+  } catch {
+    return 'is not a URL';
+  }
+  return undefined;
+}
+
 export const generalSettings = defineSettings({
   name: 'general',
   label: 'General',
@@ -45,7 +58,7 @@ export const storageSettings = defineSettings({
   settings: [
     { key: 'storage', type: 'string', default: 'fs', options: ['fs', 's3', 'r2'], label: 'Blob store', help: 'Where file contents live: local disk (fs) or an S3-compatible store (s3; r2 is an alias).' },
     { key: 'fs.root', type: 'string', default: '', label: 'Blob directory', help: 'Directory for blobs when storage is fs; empty means blobs/ in the data directory.' },
-    { key: 's3.endpoint', type: 'string', default: '', label: 'S3 endpoint', help: 'Endpoint URL of the S3-compatible store.', validate: (v) => (v === '' || /^https?:\/\//.test(String(v)) ? undefined : 'must start with http:// or https://') },
+    { key: 's3.endpoint', type: 'string', default: '', label: 'S3 endpoint', help: 'Endpoint URL of the S3-compatible store.', validate: s3Endpoint },
     { key: 's3.region', type: 'string', default: 'auto', label: 'S3 region', help: 'Region name.' },
     { key: 's3.bucket', type: 'string', default: '', label: 'S3 bucket', help: 'Bucket name.' },
     { key: 's3.access_key_id', type: 'string', default: '', label: 'S3 access key ID', help: 'Access key ID.' },
