@@ -8,6 +8,8 @@ import { basic, debServer, get, makeDeb, settled, upload } from './helpers.js';
 import { arArchive, CONTROL, debWith, tarOf, xzOf, zstdHugeWindow, zstdOf } from './crafted.js';
 
 let s: TestServer;
+/** The process's (server and test alike) peak resident memory so far. */
+const peakRssMiB = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
 beforeAll(async () => {
   s = await debServer();
 });
@@ -138,6 +140,26 @@ describe('debian uploads', () => {
     expect(openUnder(join(s.dataDir, 'spool'))).toEqual([]);
     expect((await (await get(s, 'api/repos/other/assets')).json()).items).toEqual([]);
     expect((await (await get(s, 'api/repos/other/status')).json())).toEqual({ pending: 0 });
+  });
+
+  it('stops a zstd member of run-length blocks at the cap, before it expands: the server stays responsive and small', async () => {
+    // 16,384 RLE blocks of 4 bytes, each "this byte 128 KiB times": 64 KiB that expand to 2 GiB.
+    const blocks = Buffer.alloc(16_384 * 4);
+    for (let i = 0; i < 16_384; i++) blocks.writeUIntLE(((128 * 1024) << 3) | (1 << 1) | (i === 16_383 ? 1 : 0), i * 4, 3);
+    const member = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]), blocks]); // frame header: 128 KiB window
+    const peakBefore = peakRssMiB();
+    let stalls = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      stalls = Math.max(stalls, performance.now() - last);
+      last = performance.now();
+    }, 10);
+    const r = await upload(s, 'other', 'stable', 'main', debWith('control.tar.zst', member));
+    clearInterval(ticker);
+    expect(r.status).toBe(400);
+    expect((await r.json()).error).toMatch(/larger than/);
+    expect(peakRssMiB() - peakBefore).toBeLessThan(256);
+    expect(stalls).toBeLessThan(1000); // the event loop (the server's) was never held for long
   });
 
   it('writes only with a publish session for that repository', async () => {

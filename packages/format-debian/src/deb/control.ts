@@ -43,7 +43,7 @@ export async function readControlFile(path: string, size: number): Promise<strin
   // Every await comes before the file stream exists: a stream opened and then left unconsumed (an
   // unsupported compression refused here) fails its open once the caller has removed the spool file,
   // and an error on a stream nobody listens to would end the process.
-  const decompressor = await decompressorFor(suffix);
+  const decompressor = await decompressorFor(suffix, CONTROL_LIMITS.tar, 'decompressed control member');
   const source = createReadStream(path, { start: member.offset, end: member.offset + member.size - 1 });
   source.on('error', () => {}); // pipeline() reports its errors; this one only silences an open failing after a destroy
   const tar = extract();

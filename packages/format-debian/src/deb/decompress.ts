@@ -26,16 +26,21 @@ export class ByteLimit extends Transform {
 }
 
 /**
- * zstd through fzstd, fed in small pieces so each push yields at most a block or two of output.
- * fzstd allocates every frame's declared window up front, so each frame header is checked
- * (by ZstdFrames) before the bytes that hold it reach the decoder, not only the first one.
+ * zstd through fzstd, fed in small pieces. fzstd allocates every frame's declared window up front,
+ * so each frame header is checked (by ZstdFrames) before the bytes that hold it reach the decoder,
+ * not only the first one. Its output is counted as the decoder makes it: a run-length block of 4
+ * bytes makes a whole block (128 KiB), so one piece of input could make gigabytes, synchronously,
+ * before a byte cap after this stage saw any of it.
  */
 class ZstdStream extends Transform {
   private readonly dec: ZstdDecompress;
   private readonly frames = new ZstdFrames();
-  constructor(Decompress: typeof ZstdDecompress) {
+  private made = 0;
+  constructor(Decompress: typeof ZstdDecompress, limit: number, what: string) {
     super();
     this.dec = new Decompress((data) => {
+      this.made += data.byteLength;
+      if (this.made > limit) throw new ArchiveError(`${what} is larger than ${limit} bytes`);
       this.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     });
   }
@@ -135,15 +140,18 @@ class ZstdFrames {
 
 type Stage = Transform | ((source: AsyncIterable<Buffer>) => AsyncIterable<Uint8Array>);
 
-/** The decompression stage for a control member's suffix (deb(5): none, .gz, .xz, .zst), for use inside one pipeline. */
-export async function decompressorFor(suffix: string): Promise<Stage> {
+/**
+ * The decompression stage for a control member's suffix (deb(5): none, .gz, .xz, .zst), for use inside
+ * one pipeline, before a `ByteLimit(limit, what)`; zstd applies the limit itself, as it decodes.
+ */
+export async function decompressorFor(suffix: string, limit: number, what: string): Promise<Stage> {
   switch (suffix) {
     case '':
       return new PassThrough();
     case '.gz':
       return createGunzip();
     case '.zst':
-      return new ZstdStream((await (fzstd ??= import('fzstd'))).Decompress);
+      return new ZstdStream((await (fzstd ??= import('fzstd'))).Decompress, limit, what);
     case '.xz':
       return xzStage;
     default:
