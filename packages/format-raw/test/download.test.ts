@@ -90,6 +90,9 @@ describe('raw format: downloads through the reused buffers', () => {
     await rawServer();
     await put('empty.bin', Buffer.alloc(0));
     expect((await get('empty.bin', { Range: 'bytes=0-' })).status).toBe(416);
+    const suffix = await get('empty.bin', { Range: 'bytes=-5' }); // the last 5 bytes of none
+    expect(suffix.status).toBe(416);
+    expect(suffix.headers.get('content-range')).toBe('bytes */0');
     const r = await get('empty.bin');
     expect(r.status).toBe(200);
     expect((await bytes(r)).length).toBe(0);

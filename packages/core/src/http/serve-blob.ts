@@ -47,7 +47,7 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   if (!m || (m[1] === '' && m[2] === '')) return null; // multi-range or malformed: a full 200 is a valid answer
   if (m[1] === '') {
     const n = Number(m[2]);
-    if (n === 0) return 'unsatisfiable';
+    if (n === 0 || size === 0) return 'unsatisfiable'; // no last bytes of nothing
     return { start: Math.max(0, size - n), end: size - 1 };
   }
   const start = Number(m[1]);
