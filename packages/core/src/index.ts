@@ -46,6 +46,7 @@ export { requireUser, requireAdmin, requireWriterUser, apiCredentialRules, type 
 export { readBody, readJson, readJsonObject } from './http/json-body.js';
 export { pageLimit, encodeCursor, decodeCursor, page, isString, listQuery, pageInMemory, DEFAULT_LIMIT, MAX_LIMIT } from './http/paging.js';
 export { serveAsset, serveBytes, parseRange, notModified, redirectOption, type Representation, type ServeOptions } from './http/serve-blob.js';
+export { nextModified } from './http/last-modified.js';
 export { receiveUpload } from './http/upload.js';
 export { mountFormat } from './http/mount.js';
 export { openFormatRequest, receiveFormatUpload } from './http/format-request.js';

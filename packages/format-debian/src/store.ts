@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { TroveDb } from '@trove/core';
+import { nextModified, type TroveDb } from '@trove/core';
 import type { IndexRow, Segment, SegmentKey } from './segments.js';
 import { xzStream, type XzBlocks } from './xz-stream.js';
 
@@ -286,7 +286,8 @@ export class DebianStore {
    * blobs only they used), and the dirty rows it consumed.
    */
   publish(repoId: number, dist: string, generation: number, files: NewFile[], consumedSeq: number): void {
-    const now = Date.now();
+    // apt revalidates InRelease with If-Modified-Since alone: each generation needs a later second.
+    const now = nextModified(this.current(repoId, dist)?.builtAt).getTime();
     this.sql.transaction(() => {
       for (const f of files) {
         let manifest = f.segments ?? null;

@@ -37,6 +37,19 @@ describe('debian indexes', () => {
     }
   });
 
+  it('gives every published generation a later Last-Modified: apt revalidates InRelease with If-Modified-Since alone', async () => {
+    s = await debServer();
+    expect((await upload(s, 'apt', 'quick', 'main', makeDeb({ name: 'first', version: '1.0' }))).status).toBe(201);
+    await settled(s, 'apt');
+    const g1 = await get(s, 'debian/apt/dists/quick/InRelease');
+    const signed1 = await g1.text();
+    expect((await upload(s, 'apt', 'quick', 'main', makeDeb({ name: 'second', version: '1.0' }))).status).toBe(201);
+    await settled(s, 'apt'); // 50 ms of debounce: usually within the same second
+    const g2 = await get(s, 'debian/apt/dists/quick/InRelease', undefined, { 'If-Modified-Since': g1.headers.get('last-modified')! });
+    expect(g2.status).toBe(200);
+    expect(await g2.text()).not.toBe(signed1);
+  });
+
   it('answers ranges, If-Range and HEAD on index files as on pool files', async () => {
     s = await debServer();
     await upload(s, 'apt', 'stable', 'main', makeDeb({ name: 'ranged', version: '1.0', arch: 'amd64' }));

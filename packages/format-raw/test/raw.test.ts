@@ -172,6 +172,14 @@ describe('raw format: downloads', () => {
     expect((await fetch(`${s.url}/raw/files/c.txt`, { headers: { 'If-None-Match': etag } })).status).toBe(304);
     expect((await fetch(`${s.url}/raw/files/c.txt`, { headers: { 'If-Modified-Since': first.headers.get('last-modified')! } })).status).toBe(304);
     expect((await fetch(`${s.url}/raw/files/c.txt`, { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
+    // Replaced within the same second (Last-Modified has whole seconds): a client with only the date (wget -N, curl -z) must still see it.
+    expect((await put('open/c.txt', 'cache me', 'pub-open')).status).toBe(201);
+    const v1 = await fetch(`${s.url}/raw/open/c.txt`);
+    expect((await put('open/c.txt', 'cache me again', 'pub-open')).status).toBe(200);
+    const again = await fetch(`${s.url}/raw/open/c.txt`, { headers: { 'If-Modified-Since': v1.headers.get('last-modified')! } });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe('cache me again');
+    expect(Date.parse(again.headers.get('last-modified')!)).toBeGreaterThan(Date.parse(v1.headers.get('last-modified')!));
   });
 
   it('applies the read rules: anonymous 401 with challenge, 403 without permission, 404 unknown', async () => {

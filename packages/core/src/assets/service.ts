@@ -4,6 +4,7 @@ import { GenerationCache, type Generations } from '../cache/generations.js';
 import type { TroveDb } from '../db/open.js';
 import { assets, repos, type AssetRow, type RepoRow } from '../db/schema.js';
 import { conflict, isTroveError } from '../errors.js';
+import { nextModified } from '../http/last-modified.js';
 
 export type CommitStatus = 'created' | 'identical' | 'replaced';
 
@@ -213,7 +214,9 @@ export class AssetService {
     if (existing.sha256 === file.hashes.sha256) return { status: 'identical' as const, asset: existing };
     if (this.decide(existing, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`, input.conflictCode ?? 'asset_exists');
     this.generations.bump('assets', tx);
-    const asset = tx.update(assets).set(values).where(eq(assets.id, existing.id)).returning().get()!;
+    // Replaced within the second it was written: its Last-Modified must still move (`nextModified`).
+    const replaced = { ...values, updatedAt: nextModified(existing.updatedAt, now.getTime()) };
+    const asset = tx.update(assets).set(replaced).where(eq(assets.id, existing.id)).returning().get()!;
     return { status: 'replaced' as const, asset };
   }
 
