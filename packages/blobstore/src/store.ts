@@ -23,6 +23,7 @@ export class BlobStore implements BlobDriver {
   private readonly small: SmallBlobCache;
   private readonly reads = new Map<BlobDriver, { n: number; idle: (() => void)[] }>();
   private readonly pins = new Map<string, number>();
+  private pinsTaken = 0;
   private readonly pinWaiters = new Set<{ promise: Promise<void> }>();
   private readonly deleting = new Map<string, Promise<void>>();
 
@@ -92,6 +93,7 @@ export class BlobStore implements BlobDriver {
    * pins its blob before `putIfAbsent` and releases it after its asset row is committed.
    */
   pin(key: string): () => void {
+    this.pinsTaken++;
     this.pins.set(key, (this.pins.get(key) ?? 0) + 1);
     let release!: () => void;
     const entry = { promise: new Promise<void>((r) => (release = r)) };
@@ -106,6 +108,11 @@ export class BlobStore implements BlobDriver {
       this.pinWaiters.delete(entry);
       release();
     };
+  }
+
+  /** Pins taken so far: unchanged across an await, no write began meanwhile. */
+  get writesBegun(): number {
+    return this.pinsTaken;
   }
 
   /** Waits until every pin held now is released: every write begun so far is committed (or gave up). */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -191,4 +191,28 @@ describe('storage move across a restart', () => {
       await server.close();
     }
   }, 180_000);
+});
+
+describe('storage change on an empty store', () => {
+  it('waits for the uploads under way, and moves what they stored instead of dropping it', async () => {
+    const server = await startStorageServer();
+    const c = client(() => server.url);
+    try {
+      expect((await c.api('PATCH', '/settings', s3Settings(s3, 'empty-switch'))).status).toBe(200); // nothing to move yet
+      const body = randomBytes(96 * 1024 * 1024);
+      const answer = fetch(`${server.url}/raw/files/first.bin`, { method: 'PUT', headers: { Authorization: 'Basic ' + Buffer.from('x:pub').toString('base64') }, body });
+      // Once the body is spooled, the upload is storing it on S3: switch back to fs in the meantime.
+      const spool = join(server.dataDir, 'spool');
+      await until(async () => readdirSync(spool).map((n) => statSync(join(spool, n)).size), (sizes) => sizes.includes(body.length), 'the body spooled', 60_000);
+      const back = await c.api('PATCH', '/settings', { storage: 'fs' });
+      expect((await answer).status).toBe(201);
+      if (back.status === 202) await waitEnded(c, back.body.move.id);
+      else expect(back.status).toBe(200);
+      const r = await c.get('first.bin');
+      expect(r.status).toBe(200);
+      expect(sha(Buffer.from(await r.arrayBuffer()))).toBe(sha(body));
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });

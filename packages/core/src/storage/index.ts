@@ -71,11 +71,18 @@ export function createStorage(ctx: CoreContext): Storage {
     if (where(nextConfig) === where(liveConfig())) return; // credentials, region, path style: saved, then the watcher rebuilds
     const { driver: probeDriver, same } = await probe(next);
     await probeDriver.close?.();
-    if (same || !(await holdsFiles(blobs.driver))) {
+    const nextDriver = await createDriver(nextConfig, { dataDir, warn });
+    // Writes under way land in the old store: it is empty only once they have ended, and only if none
+    // began while it was looked at. The check and the swap run in one step; later writes go to the new store.
+    const begun = blobs.writesBegun;
+    if (!same) await blobs.settlePins();
+    const empty = same || !(await holdsFiles(blobs.driver));
+    if (same || (empty && blobs.writesBegun === begun)) {
       // Nothing to move: the new store takes over as the settings are saved.
-      swap(await createDriver(nextConfig, { dataDir, warn }), nextConfig);
+      swap(nextDriver, nextConfig);
       return;
     }
+    await nextDriver.close?.();
     const active = jobs.active(STORAGE_JOB_KEY);
     if (active?.kind === GC_KIND) await jobs.cancel(active.id); // a sweep gives way to a move
     const pick = (get: (k: string) => unknown) => Object.fromEntries(LOCATION_KEYS.map((k) => [k, String(get(k) ?? '')]));
