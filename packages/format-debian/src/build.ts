@@ -74,10 +74,13 @@ export async function buildDist(store: DebianStore, keys: SigningKeys, repo: Rep
   const cfg = configOf(repo.config);
   const origin = cfg.origin ?? 'Trove';
   const label = cfg.label ?? repo.name;
-  const components = store.components(repo.id, dist);
   const arches = [...new Set([...cfg.architectures, ...store.arches(repo.id, dist)])].sort();
   const cur = store.current(repo.id, dist);
   const prev = new Map((cur ? store.files(repo.id, dist, cur.generation) : []).map((f) => [f.path, f]));
+  // A component published before stays, empty once its last package is gone: a Release without it would
+  // list no index at all, which apt refuses ("No Hash entry"), and clients' sources.lines still name it.
+  const published = [...prev.keys()].flatMap((p) => /^([^/]+)\/binary-[^/]+\/Packages$/.exec(p)?.[1] ?? []);
+  const components = [...new Set([...store.components(repo.id, dist), ...published])].sort();
 
   const work = new Map<string, UnitWork>();
   const add = (unit: string, key: SegmentKey | null) => {

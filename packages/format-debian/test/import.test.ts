@@ -33,6 +33,23 @@ describe('imports (the mirror hook)', () => {
     expect(await packages('bookworm')).not.toMatch(/mirrored/);
     expect((await get(s, 'debian/apt/pool/main/m/mirrored/mirrored_1.0_amd64.deb')).status).toBe(404);
   });
+  it('keeps publishing a component whose last package was removed, empty: apt refuses a Release without hashes', async () => {
+    s = await debServer();
+    const repo = await s.ctx.repos.update('apt', { config: { architectures: ['amd64'] } });
+    const pool = 'pool/main/o/only/only_1.0_amd64.deb';
+    await importAsset(s.ctx, { repo, path: pool, file: await spool(makeDeb({ name: 'only', version: '1.0', arch: 'amd64' })), contentType: 'application/octet-stream', uploader: 'jane' });
+    await settled(s, 'apt');
+    expect(await removeImported(s.ctx, { repo, path: pool })).toBe(true);
+    await settled(s, 'apt');
+    const release = await (await get(s, 'debian/apt/dists/stable/Release')).text();
+    expect(release).toMatch(/^Components: main$/m);
+    expect(release).not.toMatch(/\n\n/); // one paragraph
+    expect(release).toMatch(/^SHA256:\n( \S+ +\d+ \S+\n)*? [0-9a-f]{64} +0 main\/binary-amd64\/Packages$/m);
+    const packagesFile = await get(s, 'debian/apt/dists/stable/main/binary-amd64/Packages');
+    expect(packagesFile.status).toBe(200);
+    expect(await packagesFile.text()).toBe('');
+  });
+
   /**
    * The source deletes a package and adds it back. The re-import's file commit answers (its bytes are
    * already there) but its package is not named yet when the rebuild queued by the removal runs: a
