@@ -1,4 +1,4 @@
-import { BlobStore, createDriver, Spool, storageConfig } from '@trove/blobstore';
+import { BlobStore, clearFsTemp, createDriver, Spool, storageConfig, storageLocation } from '@trove/blobstore';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { denyAllResolver } from './access/deny-all.js';
@@ -68,7 +68,12 @@ export async function createCore(opts: CreateCoreOptions): Promise<Core> {
   if (removed) log.warn({ files: removed }, 'removed unfinished uploads left by a previous run');
 
   // The driver is chosen from the settings by blobstore's one factory (fs, or s3 loaded on demand).
-  const blobs = new BlobStore(await createDriver(storageConfig((k) => settings.get(k)), { dataDir: opts.dataDir, warn: (message) => log.warn(message) }));
+  const storage = storageConfig((k) => settings.get(k));
+  const blobs = new BlobStore(await createDriver(storage, { dataDir: opts.dataDir, warn: (message) => log.warn(message) }));
+  if (storage.storage === 'fs') {
+    const stale = await clearFsTemp(storageLocation(storage, opts.dataDir).root!);
+    if (stale) log.warn({ files: stale }, 'removed partial blob copies left by a previous run');
+  }
   const generations = new Generations(db);
   const repos = new RepoService(db, formats.configOf, () => formats.names(), generations);
   const permissions = new PermissionService(db, generations);

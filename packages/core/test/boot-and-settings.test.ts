@@ -1,4 +1,4 @@
-import { mkdtempSync, statSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -56,6 +56,19 @@ describe('settings at start', () => {
     await expect(createCore({ dataDir: dir(), masterKey: randomBytes(32), modules: [noteFormat], env: { TR_STORAGE: 's3' }, log: quiet() })).rejects.toBeInstanceOf(
       BootError,
     );
+  });
+
+  it("removes what a crash left in the fs blob store's temp directory, once it is stale", async () => {
+    const d = dir();
+    const tmp = join(d, 'blobs', '.tmp');
+    mkdirSync(tmp, { recursive: true });
+    writeFileSync(join(tmp, 'left-by-a-crash'), 'half a copy');
+    const hoursAgo = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(join(tmp, 'left-by-a-crash'), hoursAgo, hoursAgo);
+    writeFileSync(join(tmp, 'being-written'), 'a copy under way (another node on this root)');
+    const ctx = await createCore({ dataDir: d, masterKey: randomBytes(32), modules: [noteFormat], env: {}, log: quiet() });
+    expect(readdirSync(tmp)).toEqual(['being-written']);
+    await ctx.close();
   });
 
   it('reports unknown TR_ variables', async () => {

@@ -257,7 +257,27 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
   };
 }
 
-/** Used by tests and the start-up cleanup: a crash mid-put leaves files only in `.tmp`. */
-export async function clearFsTemp(root: string): Promise<void> {
-  await rm(join(resolve(root), TMP), { recursive: true, force: true });
+/**
+ * Removes what copies into `root` left in its temp directory when the process died mid-copy (a move
+ * to fs, a spool on another filesystem), once older than `olderThanMs`: a younger file may be a copy
+ * under way by another server on the same root. Answers how many files went.
+ */
+export async function clearFsTemp(root: string, olderThanMs = 3600_000): Promise<number> {
+  const dir = join(resolve(root), TMP);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const p = join(dir, name);
+    const st = await stat(p).catch(() => null);
+    if (!st || Date.now() - st.mtimeMs < olderThanMs) continue;
+    await rm(p, { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
 }
