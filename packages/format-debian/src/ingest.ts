@@ -107,11 +107,17 @@ export async function ingestDeb(
       sha256: file.hashes.sha256,
       control: meta.control,
     });
+    if (!existing && r.stored.filename !== filename) {
+      // Another upload of this identity named its own pool path first (another component, at the same
+      // moment): the file committed here is named by nothing, and goes with the next rebuild.
+      state.poolRemovals.push({ repoId: repo.id, path: filename });
+      state.rebuilder.notify();
+    }
     if (r.stored.sha256 !== file.hashes.sha256) throw conflict(`${who} already exists in ${repo.name} with different content`, 'release_immutable');
     if (r.createdEntry) state.rebuilder.notify();
     return {
       status: r.createdPackage || r.createdEntry ? 201 : 200,
-      answer: { package: meta.package, version: meta.version, architecture: meta.architecture, filename, sha256: file.hashes.sha256 },
+      answer: { package: meta.package, version: meta.version, architecture: meta.architecture, filename: r.stored.filename, sha256: file.hashes.sha256 },
     };
   } finally {
     release?.();

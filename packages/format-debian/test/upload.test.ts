@@ -52,6 +52,24 @@ describe('debian uploads', () => {
     expect(Buffer.from(await pool.arrayBuffer()).equals(readFileSync(deb))).toBe(true);
   });
 
+  it('keeps one pool file when the same package is uploaded to two components at once, and answers the one the index names', async () => {
+    for (const [name, second] of [['twin', undefined], ['rival', 'other bytes\n']] as const) {
+      const a = makeDeb({ name, version: '1.0', arch: 'amd64' });
+      const b = second ? makeDeb({ name, version: '1.0', arch: 'amd64', payload: second }) : a;
+      const [ra, rb] = await Promise.all([upload(s, 'apt', 'pair', 'main', a), upload(s, 'apt', 'pair', 'contrib', b)]);
+      const answers = await Promise.all([ra, rb].map(async (r) => ({ status: r.status, body: await r.json() })));
+      await settled(s, 'apt');
+      const index = (await Promise.all(['main', 'contrib'].map(async (c) => (await get(s, `debian/apt/dists/pair/${c}/binary-amd64/Packages`)).text()))).join('\n');
+      const named = [...new Set([...index.matchAll(new RegExp(`^Filename: (pool/\\w+/\\w/${name}/\\S+)$`, 'gm'))].map((m) => m[1]))];
+      expect(named, name).toHaveLength(1);
+      for (const { status, body } of answers) if (status < 300) expect(body.filename, name).toBe(named[0]);
+      if (second) expect(answers.map((x) => x.status).sort(), name).toEqual([201, 409]);
+      const other = named[0]!.startsWith('pool/main/') ? named[0]!.replace('pool/main/', 'pool/contrib/') : named[0]!.replace('pool/contrib/', 'pool/main/');
+      expect((await get(s, `debian/apt/${other}`)).status, `${name}: ${other}`).toBe(404);
+      expect((await get(s, `debian/apt/${named[0]}`)).status, name).toBe(200);
+    }
+  });
+
   it('answers 201 when identical bytes join another distribution, then 200', async () => {
     const deb = makeDeb({ name: 'shared', version: '1.0' });
     expect((await upload(s, 'apt', 'stable', 'main', deb)).status).toBe(201);
