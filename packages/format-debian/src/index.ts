@@ -37,9 +37,25 @@ async function start(state: DebianState): Promise<void> {
       throw err;
     }
   });
+  // In the background: it loads the key (and openpgp), which a start need not wait for.
+  void resignIfKeyChanged(state).catch((err) => ctx.log.error({ reason: (err as Error).message }, 'debian: could not check which key signed the published indexes'));
   const orphans = queueOrphanPoolFiles(state);
   if (orphans) ctx.log.info({ files: orphans }, 'debian: pool files no package names are deleted after the next rebuild');
   if (orphans || state.store.dirtyDists().length) state.rebuilder.notify();
+}
+
+/**
+ * A key that changed while the server was down (another `gpg.key_file`, one cleared or set) is not a
+ * live settings change: the published indexes would stay signed with the old key, which clients
+ * fetching the new `/keys/debian.asc` cannot verify. Checked against one Release.gpg; all are re-signed.
+ */
+async function resignIfKeyChanged(state: DebianState): Promise<void> {
+  const published = state.store.publishedDists()[0];
+  const file = published && state.store.read(published.repoId, published.dist, 'Release.gpg');
+  if (!file || (await state.keys.signedWithCurrent(file.body().toString('utf8')))) return;
+  const n = state.store.markResign();
+  state.ctx.log.info({ distributions: n }, 'debian: the signing key changed since the indexes were signed; signing them again');
+  state.rebuilder.notify();
 }
 
 /** The Debian format; `opts` lets a test or an embedder choose how a missing signing key is generated. */

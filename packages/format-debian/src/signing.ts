@@ -191,6 +191,14 @@ export class SigningKeys {
     return this.get();
   }
 
+  /** Whether a detached signature (a published Release.gpg) was made with the current key or one of its subkeys. */
+  async signedWithCurrent(armoredSignature: string): Promise<boolean> {
+    const { key } = await this.get();
+    const { readSignature } = await openpgp();
+    const signature = await readSignature({ armoredSignature });
+    return signature.getSigningKeyIDs().some((id) => key.getKeys(id).length > 0);
+  }
+
   /** Signs a Release file: InRelease (clearsigned) and Release.gpg (detached, armored). */
   async sign(release: string): Promise<{ inRelease: string; releaseGpg: string; fingerprint: string }> {
     const { key, fingerprint } = await this.get();

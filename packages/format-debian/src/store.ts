@@ -81,6 +81,7 @@ export class DebianStore {
       ),
       distsOf: p('SELECT DISTINCT dist FROM deb_entries WHERE repo_id = ? UNION SELECT dist FROM deb_dists WHERE repo_id = ?'),
       allDists: p('SELECT DISTINCT repo_id AS repoId, dist FROM deb_entries UNION SELECT repo_id, dist FROM deb_dists'),
+      publishedDists: p('SELECT repo_id AS repoId, dist FROM deb_dists'),
       componentsOf: p('SELECT DISTINCT component FROM deb_entries WHERE repo_id = ? AND dist = ? ORDER BY component'),
       archesOf: p(
         `SELECT DISTINCT p.architecture AS arch FROM deb_entries e JOIN deb_packages p ON p.id = e.package_id
@@ -187,6 +188,11 @@ export class DebianStore {
   /** Queues a unit's rebuild: the segment of one package, or (without one) the whole unit. */
   markDirty(repoId: number, dist: string, component: string, arch: string, pkg?: { package: string; version: string }): void {
     this.s.markDirty.run(repoId, dist, component, arch, pkg?.package ?? null, pkg?.version ?? null);
+  }
+
+  /** Every published distribution (one with a current generation). */
+  publishedDists(): { repoId: number; dist: string }[] {
+    return this.s.publishedDists.all() as { repoId: number; dist: string }[];
   }
 
   /** Queues a re-sign (Release only) of every distribution, or of one repository's. */

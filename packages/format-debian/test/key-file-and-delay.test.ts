@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as openpgp from 'openpgp';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,6 +36,28 @@ describe('debian signing from an encrypted key file', () => {
     const { signatures } = await openpgp.verify({ message, verificationKeys: served });
     await expect(signatures[0]!.verified).resolves.toBe(true);
     expect(message.getText()).toContain('Suite: stable');
+  });
+
+  it('signs every distribution again when it starts with another key file than the one that signed them', async () => {
+    const dataDir = mkdtempSync(join(work, 'rotate-'));
+    const first = await encryptedKeyFiles('first');
+    s = await debServer({ dataDir, env: { TR_GPG_KEY_FILE: first.keyFile, TR_GPG_PASSPHRASE_FILE: first.passFile } });
+    expect((await upload(s, 'apt', 'stable', 'main', makeDeb({ name: 'rotated', version: '1.0' }))).status).toBe(201);
+    await settled(s, 'apt');
+    await s.close();
+
+    const second = await encryptedKeyFiles('second');
+    s = await debServer({ dataDir, env: { TR_GPG_KEY_FILE: second.keyFile, TR_GPG_PASSPHRASE_FILE: second.passFile } });
+    const served = await openpgp.readKey({ armoredKey: await (await get(s, 'keys/debian.asc')).text() });
+    expect(served.getFingerprint()).toBe((await openpgp.readPrivateKey({ armoredKey: second.privateKey })).getFingerprint());
+    const verifies = async () => {
+      const message = await openpgp.readCleartextMessage({ cleartextMessage: await (await get(s!, 'debian/apt/dists/stable/InRelease')).text() });
+      const { signatures } = await openpgp.verify({ message, verificationKeys: served });
+      return signatures[0]!.verified.then(() => true, () => false);
+    };
+    for (const until = Date.now() + 10_000; !(await verifies()); await new Promise((r) => setTimeout(r, 50))) {
+      if (Date.now() > until) throw new Error('InRelease was never signed again with the new key');
+    }
   });
 
   it('refuses to start with a wrong passphrase, or with an encrypted key and no passphrase file', async () => {
