@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -191,6 +191,34 @@ describe('storage move across a restart', () => {
       await server.close();
     }
   }, 180_000);
+});
+
+describe('a cancelled move whose old store fails for a while', () => {
+  it('keeps trying to return the files written meanwhile until the old store takes them', async () => {
+    const server = await startStorageServer();
+    const c = client(() => server.url);
+    try {
+      const files = makeFiles(300, 'ret');
+      await eachLimited([...files], 8, ([p, b]) => c.put(p, b));
+      const start = await c.api('PATCH', '/settings', s3Settings(s3, 'returning'));
+      expect(start.status).toBe(202);
+      const during = randomBytes(70_000);
+      await c.put('ret/during.bin', during); // only on the new store
+      // The old store cannot take a file for a second (a full disk freed, a 5xx): its temp directory is in the way.
+      const tmp = join(server.dataDir, 'blobs', '.tmp');
+      rmSync(tmp, { recursive: true, force: true });
+      writeFileSync(tmp, 'in the way');
+      setTimeout(() => rmSync(tmp, { force: true }), 1200);
+      const cancelled = await c.api('DELETE', `/storage/moves/${start.body.move.id}`);
+      expect(cancelled.body.state).toBe('cancelled');
+      const r = await c.get('ret/during.bin');
+      expect(r.status).toBe(200);
+      expect(sha(Buffer.from(await r.arrayBuffer()))).toBe(sha(during));
+      expect((await c.api('GET', `/storage/moves/${start.body.move.id}/failures`)).body.items).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });
 
 describe('storage change on an empty store', () => {

@@ -1,11 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { and, asc, count, gt, gte } from 'drizzle-orm';
 import type { BlobDriver } from '@trove/blobstore';
 import { assets, storageMoveFailures } from '../db/schema.js';
 import type { JobHandler, JobRecord, JobRun } from '../jobs/runner.js';
 import type { StorageDeps } from './deps.js';
+
+/** Tries after the first to return a blob written during a cancelled or failed move (backoff doubles from RETURN_BACKOFF_MS). */
+const RETURN_RETRIES = 4;
+const RETURN_BACKOFF_MS = 500;
 
 export const MOVE_KIND = 'storage.move';
 
@@ -242,11 +247,20 @@ async function sha256Of(stream: Readable): Promise<string> {
 async function copyBack(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>, target: BlobDriver, old: BlobDriver) {
   for (const rows of changedSinceMove(deps, run)) {
     await eachLimited(rows, PARALLEL, async (row) => {
-      const o = await copyOne(row, target, old, undefined, true);
-      if (o.kind === 'failed') deps.log.error({ move: run.job.id, blob: row.key, reason: o.reason }, 'could not return a blob to the old store');
+      // The file's only copy is on the target, which the old store stops reading: worth several tries (a 5xx, a full disk freed).
+      let o = await copyOne(row, target, old, undefined, true);
+      for (let attempt = 0; o.kind === 'failed' && attempt < RETURN_RETRIES; attempt++) {
+        await sleep(RETURN_BACKOFF_MS * 2 ** attempt);
+        o = await copyOne(row, target, old, undefined, true);
+      }
+      if (o.kind !== 'failed') return;
+      // Listed with the move's failures, so an admin sees which files now answer 404 (their bytes stay on the target).
+      deps.db.insert(storageMoveFailures).values({ moveId: run.job.id, assetId: row.id, key: row.key, reason: `not returned to the old store: ${o.reason}` }).run();
+      deps.log.error({ move: run.job.id, blob: row.key, reason: o.reason }, 'could not return a blob to the old store; it stays only on the target');
     });
   }
 }
+
 
 /**
  * Empties the old store once nothing reads from it. A marker written to the target and looked
