@@ -3,14 +3,14 @@
 // does not share an event loop with the server under test. Started by src/testing/s3-server.ts;
 // the logic of /work/shared/clients/s3-server.mjs.
 //
-// usage: node s3rver.mjs --dir DIR [--bucket NAME] [--port 0]
+// usage: node s3rver.mjs --dir DIR [--bucket NAME] [--port 0] [--key ACCESS_KEY]
 // Prints one JSON line when ready: {"ready":true,"endpoint":"http://127.0.0.1:PORT"}; stops on SIGTERM.
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
-  options: { port: { type: 'string', default: '0' }, bucket: { type: 'string', default: 'artifacts' }, dir: { type: 'string' } },
+  options: { port: { type: 'string', default: '0' }, bucket: { type: 'string', default: 'artifacts' }, dir: { type: 'string' }, key: { type: 'string', default: 'S3RVER' } },
 });
 // s3rver encrypts ListObjectsV2 continuation tokens with single DES, which Node 17+ (OpenSSL 3)
 // lacks without --openssl-legacy-provider (paging then fails with InternalError). 3DES with three
@@ -25,6 +25,12 @@ try {
 }
 // s3rver is a devDependency of @trove/blobstore: resolved from this package, whoever runs the script.
 const S3rver = createRequire(import.meta.url)('s3rver');
+if (values.key !== 'S3RVER') {
+  // A store that knows only this access key (its secret is the same string): requests signed with another are refused.
+  const { DUMMY_ACCOUNT } = createRequire(createRequire(import.meta.url).resolve('s3rver'))('./models/account');
+  DUMMY_ACCOUNT.revokeAccessKey('S3RVER');
+  DUMMY_ACCOUNT.createKeyPair(values.key, values.key);
+}
 const server = new S3rver({ address: '127.0.0.1', port: Number(values.port), directory: values.dir, silent: true, configureBuckets: [{ name: values.bucket }] });
 const { address, port } = await server.run();
 console.log(JSON.stringify({ ready: true, endpoint: `http://${address}:${port}` }));

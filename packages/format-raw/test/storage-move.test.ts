@@ -244,3 +244,56 @@ describe('storage change on an empty store', () => {
     }
   }, 120_000);
 });
+
+describe('a move between two S3 stores with their own credentials', () => {
+  let other: TestS3Server;
+  beforeAll(async () => {
+    other = await startS3Server({ accessKey: 'OTHERKEY' });
+  });
+  afterAll(async () => {
+    await other?.close();
+  });
+
+  it('reaches each store with its own keys across restarts: mid-move, and after a cancel', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'trove-two-s3-'));
+    const masterKey = randomBytes(32);
+    let server = await startStorageServer({ dataDir, masterKey });
+    const c = client(() => server.url);
+    try {
+      const files = makeFiles(400, 'keys');
+      await eachLimited([...files], 8, ([p, b]) => c.put(p, b));
+      const first = await c.api('PATCH', '/settings', s3Settings(s3, 'keys-a'));
+      expect((await waitEnded(c, first.body.move.id)).body.state).toBe('done');
+      const reads = async (what: string) => {
+        for (const [p, b] of [...files].filter((_, i) => i % 20 === 0)) {
+          const r = await c.get(p);
+          expect(r.status, `${what}: ${p}`).toBe(200);
+          expect(sha(Buffer.from(await r.arrayBuffer())), `${what}: ${p}`).toBe(sha(b));
+        }
+      };
+
+      // Cancelled: the old store, with its old keys, is where the blobs stay, after a restart too.
+      const cancelled = await c.api('PATCH', '/settings', s3Settings(other, 'keys-b'));
+      expect(cancelled.status).toBe(202);
+      expect((await c.api('DELETE', `/storage/moves/${cancelled.body.move.id}`)).body.state).toBe('cancelled');
+      await server.close();
+      server = await startStorageServer({ dataDir, masterKey });
+      await reads('after a cancel and a restart');
+      await c.put('keys/after-cancel.bin', randomBytes(1000));
+
+      // Interrupted mid-move: the resumed move reads the old store with its keys and writes the new one with its own.
+      const moved = await c.api('PATCH', '/settings', s3Settings(other, 'keys-b'));
+      expect(moved.status).toBe(202);
+      await until(() => c.api('GET', `/storage/moves/${moved.body.move.id}`), (r) => r.body.copied >= 20, 'some progress', 60_000);
+      await server.close();
+      server = await startStorageServer({ dataDir, masterKey });
+      expect((await waitEnded(c, moved.body.move.id)).body).toMatchObject({ state: 'done', failed: 0 });
+      await reads('after the resumed move');
+      const settings = (await c.api('GET', '/settings')).body.groups.flatMap((g: any) => g.settings);
+      expect(settings.find((x: any) => x.key === 's3.access_key_id').value).toBe('OTHERKEY');
+      expect(objectsUnder('keys-a')).toEqual([]); // the old store emptied, with its own keys
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+});

@@ -24,13 +24,14 @@ const SCRIPT = fileURLToPath(new URL('../../scripts/s3rver.mjs', import.meta.url
 /**
  * A real S3-compatible server (s3rver) on 127.0.0.1 and a free port, in a child process of its
  * own (it would otherwise share the event loop, and the CPU time, of the server under test),
- * with one empty bucket. Clients need path-style addressing and credentials S3RVER/S3RVER;
- * s3rver does not verify signatures. `cpu` pins it with taskset (benchmarks).
+ * with one empty bucket. Clients need path-style addressing and credentials S3RVER/S3RVER, or
+ * `accessKey` as both; s3rver checks the access key but not the signature. `cpu` pins it with taskset (benchmarks).
  */
-export async function startS3Server(opts: { bucket?: string; dir?: string; cpu?: string } = {}): Promise<TestS3Server> {
+export async function startS3Server(opts: { bucket?: string; dir?: string; cpu?: string; accessKey?: string } = {}): Promise<TestS3Server> {
   const bucket = opts.bucket ?? 'artifacts';
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'trove-s3rver-'));
-  const args = [SCRIPT, '--dir', dir, '--bucket', bucket];
+  const key = opts.accessKey ?? 'S3RVER';
+  const args = [SCRIPT, '--dir', dir, '--bucket', bucket, '--key', key];
   const child = opts.cpu ? spawn('taskset', ['-c', opts.cpu, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const endpoint = await new Promise<string>((resolve, reject) => {
@@ -47,8 +48,8 @@ export async function startS3Server(opts: { bucket?: string; dir?: string; cpu?:
   return {
     endpoint,
     region: 'us-east-1',
-    accessKeyId: 'S3RVER',
-    secretAccessKey: 'S3RVER',
+    accessKeyId: key,
+    secretAccessKey: key,
     bucket,
     dir,
     pid: child.pid!,

@@ -12,8 +12,13 @@ export interface StorageDeps {
   jobs: JobRunner;
   log: Logger;
   dataDir: string;
-  /** A driver for a location (location settings given, credentials from the live settings). */
-  driverAt(location: Record<string, string>): Promise<BlobDriver>;
+  /**
+   * A driver for a store: its location settings, and the credentials sealed with it (`sealCredentials`),
+   * or else those of the live settings.
+   */
+  driverAt(location: Record<string, string>, sealedCredentials?: string): Promise<BlobDriver>;
+  /** The settings a move saves at its switch: the target's location, and its credentials when sealed with it. */
+  settingsAt(location: Record<string, string>, sealedCredentials?: string): Record<string, string | boolean>;
 }
 
 /** Every storage job (the move, the sweep) holds this key: never two at once. */

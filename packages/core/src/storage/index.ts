@@ -15,6 +15,10 @@ export { GC_KIND } from './gc.js';
 
 /** Every key of the storage settings group: a PATCH touching one during a move gets 409. */
 const STORAGE_KEYS = new Set(['storage', 'fs.root', 's3.endpoint', 's3.region', 's3.bucket', 's3.access_key_id', 's3.secret_access_key', 's3.prefix', 's3.path_style']);
+/** What a store needs besides its location. */
+const CREDENTIAL_KEYS = ['s3.region', 's3.access_key_id', 's3.secret_access_key', 's3.path_style'] as const;
+/** The name a move's sealed credentials are bound to (SecretBox). */
+const CREDENTIALS_SEAL = 'storage.move.credentials';
 
 export interface Storage {
   apiRoutes: Hono<TroveEnv>[];
@@ -31,6 +35,11 @@ export interface Storage {
 export function createStorage(ctx: CoreContext): Storage {
   const { settings, blobs, jobs, log, dataDir } = ctx;
   const warn = (message: string) => log.warn(message);
+  /** A store's credentials, region and path style, sealed for a move's record (which holds no secret in clear). */
+  const sealCredentials = (get: (k: string) => unknown) =>
+    ctx.secrets.seal(CREDENTIALS_SEAL, JSON.stringify(Object.fromEntries(CREDENTIAL_KEYS.map((k) => [k, get(k)]))));
+  const settingsAt = (loc: Record<string, string>, sealed?: string): Record<string, string | boolean> =>
+    sealed ? { ...(JSON.parse(ctx.secrets.open(CREDENTIALS_SEAL, sealed)) as Record<string, string | boolean>), ...loc } : loc;
   const deps: StorageDeps = {
     db: ctx.db,
     blobs,
@@ -38,7 +47,8 @@ export function createStorage(ctx: CoreContext): Storage {
     jobs,
     log,
     dataDir,
-    driverAt: (loc) => createDriver(configAt(loc, (k) => settings.get(k)), { dataDir, warn }),
+    driverAt: (loc, sealed) => createDriver(configAt(settingsAt(loc, sealed), (k) => settings.get(k)), { dataDir, warn }),
+    settingsAt,
   };
   jobs.register(MOVE_KIND, moveHandler(deps));
   jobs.register(GC_KIND, sweepHandler(deps));
@@ -90,10 +100,13 @@ export function createStorage(ctx: CoreContext): Storage {
       target: pick(next),
       from: pick((k) => settings.get(k)),
       description: storageLocation(nextConfig, dataDir),
+      targetCredentials: sealCredentials(next),
+      fromCredentials: sealCredentials((k) => settings.get(k)),
     };
     const rec = jobs.start(MOVE_KIND, STORAGE_JOB_KEY, payload, { phase: 'copying', after: 0, total: 0, copied: 0, skipped: 0, failed: 0, bytes: 0, old_removed: null });
     log.info({ move: rec.id, target: payload.description }, 'storage move started');
-    return { handled: [...LOCATION_KEYS], status: 202, body: { move: moveJson(rec as never) } };
+    // Saved at the switch: until then the settings describe the store the blobs are in, credentials included.
+    return { handled: [...STORAGE_KEYS], status: 202, body: { move: moveJson(rec as never) } };
   });
 
   /** What the current driver was built from: on fs the S3 credentials do not matter. */
@@ -149,8 +162,8 @@ export function createStorage(ctx: CoreContext): Storage {
   };
 }
 
-/** A location's settings over the live ones (credentials, region, path style). */
-function configAt(loc: Record<string, string>, get: (k: string) => unknown): StorageConfig {
+/** A store's settings over the live ones (credentials, region, path style, where not given). */
+function configAt(loc: Record<string, string | boolean>, get: (k: string) => unknown): StorageConfig {
   return storageConfig((k) => (k in loc ? loc[k] : get(k)));
 }
 

@@ -20,6 +20,13 @@ export type LocationValues = Record<string, string>;
 export interface MovePayload {
   target: LocationValues;
   from: LocationValues;
+  /**
+   * Each store's credentials, region and path style, sealed under the master key: the settings hold
+   * the old store's until the switch and the new one's after it, and a move resumed (or cleaning up)
+   * after a restart needs both. Absent in moves recorded before they were kept.
+   */
+  targetCredentials?: string;
+  fromCredentials?: string;
   /** For the API: where the blobs go, without credentials. */
   description: Record<string, string>;
 }
@@ -61,11 +68,11 @@ export function moveHandler(deps: StorageDeps): JobHandler<MovePayload, MoveProg
     const p = run.job.payload;
     const g: MoveProgress = Object.assign({ phase: 'copying', after: 0, total: 0, copied: 0, skipped: 0, failed: 0, bytes: 0, old_removed: null }, run.job.progress);
     if (g.phase === 'cleanup') {
-      const old = await deps.driverAt(p.from);
+      const old = await deps.driverAt(p.from, p.fromCredentials);
       await removeOld(deps, run, g, old, deps.blobs.driver);
       return g;
     }
-    const target = await deps.driverAt(p.target);
+    const target = await deps.driverAt(p.target, p.targetCredentials);
     const old = deps.blobs.driver;
     deps.blobs.beginMove(target);
     try {
@@ -78,7 +85,7 @@ export function moveHandler(deps: StorageDeps): JobHandler<MovePayload, MoveProg
       await copyAll(deps, run, g, old, target);
       await catchUp(deps, run, g, old, target);
       if (g.failed) throw new Error(`${g.failed} file(s) could not be copied; see the failures`);
-      deps.settings.setInternal(p.target);
+      deps.settings.setInternal(deps.settingsAt(p.target, p.targetCredentials));
       deps.blobs.endMove(target);
       g.phase = 'cleanup';
       g.switched_at = new Date().toISOString();
