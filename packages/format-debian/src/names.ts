@@ -20,7 +20,8 @@ export function checkComponent(component: string): string {
 }
 
 export const isPackageName = (s: string) => PACKAGE.test(s) && s.length <= 128;
-export const isArchitecture = (s: string) => ARCH.test(s) && s !== 'any' && s !== 'source';
+/** A concrete architecture (or `all`): not `source`, nor a wildcard (`any`, `linux-any`, `any-amd64`), which only source packages name. */
+export const isArchitecture = (s: string) => ARCH.test(s) && s !== 'source' && !/(^|-)any(-|$)/.test(s);
 
 /**
  * Debian policy 5.6.12: `[epoch:]upstream_version[-debian_revision]`. The upstream part starts

@@ -112,6 +112,8 @@ describe('debian uploads', () => {
       ['Package: hello\nVersion: 1.0_1\nArchitecture: amd64\n', /Version/],
       ['Package: hello\nVersion: x:1.0\nArchitecture: amd64\n', /Version/],
       ['Package: hello\nVersion: 1.0\nArchitecture: any\n', /Architecture/],
+      ['Package: hello\nVersion: 1.0\nArchitecture: linux-any\n', /Architecture/], // wildcards belong in source packages
+      ['Package: hello\nVersion: 1.0\nArchitecture: any-amd64\n', /Architecture/],
       ['Package: hello\nVersion: 1.0\n', /Architecture/],
       ['Package: hello\nVersion: 1.0\nArchitecture: amd64\n\nPackage: second\n', /paragraph/],
       ['Package: hello\nPackage: again\nVersion: 1.0\nArchitecture: amd64\n', /duplicate/],
