@@ -1,5 +1,6 @@
 import type { BlobDriver, BlobStore } from '@trove/blobstore';
 import type { Logger } from 'pino';
+import type { CommitDurability } from '../db/commit-durability.js';
 import type { TroveDb } from '../db/open.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { SettingsRegistry } from '../settings/registry.js';
@@ -7,6 +8,8 @@ import type { SettingsRegistry } from '../settings/registry.js';
 /** What the storage subsystem uses of the core: nothing else. */
 export interface StorageDeps {
   db: TroveDb;
+  /** Resolves once every commit so far is on disk (`CoreContext.durability`). */
+  durability: CommitDurability;
   blobs: BlobStore;
   settings: SettingsRegistry;
   jobs: JobRunner;

@@ -32,6 +32,10 @@ export function sweepHandler(deps: StorageDeps): JobHandler<Record<string, never
       run.signal.throwIfAborted();
       g.scanned++;
       if (!e.modified || e.modified.getTime() > cutoff) continue; // unknown or young: an upload may still need it
+      if (referenced.get({ key: e.key }) !== undefined) continue;
+      // The change that left it unreferenced (a background writer's, no answer flushed it) must be on disk
+      // first: else a power cut after the deletion brings back a row naming a blob that is gone.
+      await deps.durability.settled();
       if (await deps.blobs.collect(e.key, () => referenced.get({ key: e.key }) === undefined)) {
         g.removed++;
         g.bytes += e.size;

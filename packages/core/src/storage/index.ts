@@ -42,6 +42,7 @@ export function createStorage(ctx: CoreContext): Storage {
     sealed ? { ...(JSON.parse(ctx.secrets.open(CREDENTIALS_SEAL, sealed)) as Record<string, string | boolean>), ...loc } : loc;
   const deps: StorageDeps = {
     db: ctx.db,
+    durability: ctx.durability,
     blobs,
     settings,
     jobs,
