@@ -86,9 +86,12 @@ export function createStorage(ctx: CoreContext): Storage {
     // Writes under way land in the old store: it is empty only once they have ended, and only if none
     // began while it was looked at. The check and the swap run in one step; later writes go to the new store.
     const begun = blobs.writesBegun;
-    if (!same) await blobs.settlePins();
-    const empty = same || !(await holdsFiles(blobs.driver));
-    if (same || (empty && blobs.writesBegun === begun)) {
+    let nothingToMove = same;
+    if (!same) {
+      await blobs.settlePins();
+      nothingToMove = !(await holdsFiles(blobs.driver)) && blobs.writesBegun === begun;
+    }
+    if (nothingToMove) {
       // Nothing to move: the new store takes over as the settings are saved.
       swap(nextDriver, nextConfig);
       return;
