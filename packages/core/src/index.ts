@@ -23,7 +23,7 @@ export { RepoAccess } from './access/repo-access.js';
 export { CredentialCache, CREDENTIAL_CACHE_MS, type Lookup, type RememberOptions } from './access/credential-cache.js';
 export { Generations, GenerationCache, type GenerationName, type GenerationValues } from './cache/generations.js';
 export { AuditLog, auditJson, type AuditEntry, type AuditFilter } from './audit/service.js';
-export { importAsset, removeImported, type ImportInput, type ImportResult } from './assets/import.js';
+export { importAsset, importCommitInput, removeImported, type ImportInput, type ImportResult } from './assets/import.js';
 export { AssetService, assetJson, type CommitInput, type CommitStatus, type OnExisting } from './assets/service.js';
 export { RepoService, repoJson, REPO_NAME, type FormatConfigLookup } from './repos/service.js';
 export { PermissionService } from './repos/permissions.js';

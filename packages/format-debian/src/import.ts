@@ -11,13 +11,13 @@ import type { DebianState } from './state.js';
  * foreign signature must never be served. Anything else is skipped with its reason.
  */
 export async function importDeb(state: DebianState, input: ImportInput): Promise<ImportResult> {
-  const { repo, path, file, uploader } = input;
+  const { repo, path, file, uploader, onImported } = input;
   if (!path.endsWith('.deb')) {
     await file.dispose();
     return { status: 'skipped', reason: path.startsWith('dists/') ? 'index files are rebuilt and signed by Trove' : 'not a binary package (.deb)' };
   }
   const dist = configOf(repo.config).distribution ?? 'stable';
-  const { status, answer } = await ingestDeb(state, repo, dist, 'main', file, uploader, true);
+  const { status, answer } = await ingestDeb(state, repo, dist, 'main', file, uploader, { onImported });
   return { status: status === 201 ? 'created' : 'identical', path: answer.filename };
 }
 

@@ -1,4 +1,4 @@
-import type { RepoRow } from '@trove/core';
+import type { ImportInput, RepoRow } from '@trove/core';
 import { badRequest, conflict } from '@trove/core';
 import type { SpooledFile } from '@trove/blobstore';
 import { ArchiveError } from './deb/ar.js';
@@ -63,8 +63,11 @@ export async function ingestDeb(
   component: string,
   file: SpooledFile,
   uploader: string,
-  /** An import by the mirror, which fills a repository its source has locked (see `CommitInput.importing`). */
-  importing = false,
+  /**
+   * An import by the mirror, which fills a repository its source has locked (see `CommitInput.importing`),
+   * and records it when the package is named (`ImportInput.onImported`).
+   */
+  importing?: Pick<ImportInput, 'onImported'>,
 ): Promise<{ status: 200 | 201; answer: UploadAnswer }> {
   const { ctx, store } = state;
   let committed = false;
@@ -94,7 +97,7 @@ export async function ingestDeb(
         onExisting: 'conflict',
         conflictMessage: `${filename} already exists in ${repo.name} with different content`,
         conflictCode: 'release_immutable',
-        importing,
+        importing: importing !== undefined,
       });
     }
     const r = store.addPackage(repo.id, dist, component, {
@@ -106,7 +109,7 @@ export async function ingestDeb(
       md5: file.hashes.md5!,
       sha256: file.hashes.sha256,
       control: meta.control,
-    });
+    }, importing?.onImported);
     if (!existing && r.stored.filename !== filename) {
       // Another upload of this identity named its own pool path first (another component, at the same
       // moment): the file committed here is named by nothing, and goes with the next rebuild.

@@ -153,6 +153,8 @@ export class DebianStore {
     dist: string,
     component: string,
     row: IndexRow,
+    /** Run inside the transaction once the package is in the distribution, with its pool path (see `ImportInput.onImported`). */
+    onAdded?: (filename: string) => void,
   ): { stored: PackageRow; createdPackage: boolean; createdEntry: boolean } {
     return this.sql.transaction(() => {
       const created = this.s.insertPackage.run({ repoId, ...row, createdAt: Date.now() }).changes > 0;
@@ -160,6 +162,7 @@ export class DebianStore {
       if (stored.sha256 !== row.sha256) return { stored, createdPackage: false, createdEntry: false };
       const entry = this.s.insertEntry.run(repoId, dist, component, stored.id).changes > 0;
       if (entry) this.s.markDirty.run(repoId, dist, component, row.architecture, row.package, row.version);
+      onAdded?.(stored.filename);
       return { stored, createdPackage: created, createdEntry: entry };
     }).immediate();
   }

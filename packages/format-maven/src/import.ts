@@ -1,4 +1,4 @@
-import { isTroveError, type FormatContext, type ImportInput, type ImportResult } from '@trove/core';
+import { importCommitInput, isTroveError, type FormatContext, type ImportInput, type ImportResult } from '@trove/core';
 import { checkSegments } from './layout.js';
 
 /**
@@ -16,6 +16,6 @@ export async function importMavenFile(ctx: FormatContext, input: ImportInput): P
     await input.file.dispose();
     return { status: 'skipped', reason: `not a path Trove serves in a Maven repository (${err.message})` };
   }
-  const { status, asset } = await ctx.assets.commit({ ...input, onExisting: 'replace', importing: true });
+  const { status, asset } = await ctx.assets.commit({ ...importCommitInput(input), onExisting: 'replace', importing: true });
   return { status, path: asset.path };
 }

@@ -61,9 +61,11 @@ export const testDebianFormat = defineFormat({
   configSchema: z.object({ distribution: z.string().regex(/^[a-z0-9][a-z0-9.+-]{0,63}$/), architectures: z.array(z.string()).min(1) }).strict(),
   create: (ctx) => ({
     routes: readRoutes(ctx),
-    async importAsset({ repo, file, contentType, uploader }) {
+    async importAsset(input) {
+      const { repo, file, contentType, uploader, onImported } = input;
       const path = `pool/${file.hashes.sha256}.deb`;
-      const { status } = await ctx.assets.commit({ repo, path, file, contentType, uploader, onExisting: 'conflict', importing: true });
+      const inCommit = onImported && (() => onImported(path));
+      const { status } = await ctx.assets.commit({ repo, path, file, contentType, uploader, onExisting: 'conflict', importing: true, ...(inCommit ? { inCommit } : {}) });
       return { status, path };
     },
     async removeImported({ repo, path }) {
@@ -75,6 +77,8 @@ export const testDebianFormat = defineFormat({
 
 export interface Rig {
   nexus: NexusDouble;
+  /** Trove's data directory (its database is `trove.db` there). */
+  dataDir: string;
   trove: TestServer;
   mirror: Mirror;
   api(method: string, path: string, body?: unknown, password?: string): Promise<{ status: number; body: any }>;
@@ -112,6 +116,7 @@ export async function startRig(opts: { mirror?: MirrorOptions; nexus?: NexusDoub
   let current = await boot();
   const rig: Rig = {
     nexus,
+    dataDir,
     get trove() {
       return current.trove;
     },

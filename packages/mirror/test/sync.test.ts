@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '@trove/core';
 import { basic, debianDouble, eventually, startRig, waitSync, type Rig } from './harness.js';
 
 let rig: Rig;
@@ -371,6 +373,38 @@ describe('mirror sync', () => {
     expect(done).toMatchObject({ state: 'done', resumes: 1, repos: [{ listed: 40, fetched: 40, skipped_unchanged: 0, failed: 0 }] });
     for (const p of imported) expect(rig.nexus.downloads('files', p)).toBe(1);
     for (let i = 0; i < 40; i++) expect(await read(`f${i}`)).toEqual({ status: 200, text: `x${i}` });
+  });
+
+  it('records an import in the commit that makes it visible, so a kill at any moment leaves no file the next sync does not know', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`f${i}`] = `x${i}`;
+    const id = await mirrored(files);
+    rig.nexus.knobs.downloadDelayMs = 2;
+    // Another connection sees only committed states, as a restarted server would after a kill at that moment.
+    const { sqlite: other } = openDatabase(join(rig.dataDir, 'trove.db'));
+    const unrecorded = other.prepare(
+      `SELECT count(*) AS n FROM assets a JOIN repos r ON r.id = a.repo_id WHERE r.name = 'files'
+       AND NOT EXISTS (SELECT 1 FROM mirror_items m WHERE m.target_path = a.path)`,
+    );
+    let seen = 0;
+    let worst = 0;
+    let running = true;
+    const watch = (async () => {
+      while (running) {
+        worst = Math.max(worst, (unrecorded.get() as { n: number }).n);
+        seen++;
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    try {
+      expect(await sync(id)).toMatchObject({ state: 'done', repos: [{ fetched: 300, failed: 0 }] });
+    } finally {
+      running = false;
+      await watch;
+      other.close();
+    }
+    expect(seen).toBeGreaterThan(100);
+    expect(worst).toBe(0);
   });
 
   it('cuts over: a final sync, then the fence is lifted and the source is read-only history', async () => {

@@ -1,5 +1,5 @@
 import type { CoreContext } from '../context.js';
-import type { RepoRow } from '../db/schema.js';
+import type { AssetRow, RepoRow } from '../db/schema.js';
 import type { ImportInput, ImportResult } from '../modules/format.js';
 
 export type { ImportInput, ImportResult };
@@ -12,8 +12,13 @@ export type { ImportInput, ImportResult };
 export async function importAsset(ctx: CoreContext, input: ImportInput): Promise<ImportResult> {
   const format = ctx.formats.instance(input.repo.format);
   if (format?.importAsset) return format.importAsset(input);
-  const { status, asset } = await ctx.assets.commit({ ...input, onExisting: 'replace', importing: true });
+  const { status, asset } = await ctx.assets.commit({ ...importCommitInput(input), onExisting: 'replace', importing: true });
   return { status, path: asset.path };
+}
+
+/** What `assets.commit` takes for an import: `onImported` runs in the commit, with the asset's path. */
+export function importCommitInput({ onImported, ...input }: ImportInput): Omit<ImportInput, 'onImported'> & { inCommit?: (asset: AssetRow) => void } {
+  return onImported ? { ...input, inCommit: (asset) => onImported(asset.path) } : input;
 }
 
 /** Removes a file an import brought in, through the format's hook when it has one. */

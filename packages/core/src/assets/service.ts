@@ -27,6 +27,12 @@ export interface CommitInput {
    * refused once the repository is locked, even one whose request began before the lock.
    */
   importing?: boolean;
+  /**
+   * Runs inside the transaction that writes the asset row, or that finds it already holding these
+   * bytes: what it writes there commits with the file or not at all (the mirror records its imports
+   * so). A throw rolls the transaction back.
+   */
+  inCommit?: (asset: AssetRow) => void;
 }
 
 type CommitResult = { status: CommitStatus; asset: AssetRow };
@@ -116,7 +122,10 @@ export class AssetService {
     try {
       // Cheap early answers before touching the blob store.
       const before = this.get(repo, path);
-      if (before && before.sha256 === file.hashes.sha256) return { status: 'identical', asset: before };
+      if (before && before.sha256 === file.hashes.sha256) {
+        const found = input.inCommit ? this.identicalInCommit(input) : before;
+        if (found) return { status: 'identical', asset: found };
+      }
       if (before && this.decide(before, input) === 'conflict') throw conflict(input.conflictMessage ?? `${path} already exists with different content`, input.conflictCode ?? 'asset_exists');
 
       const key = contentKey(file.hashes.sha256);
@@ -131,6 +140,16 @@ export class AssetService {
     } finally {
       await file.dispose();
     }
+  }
+
+  /** The row, when it still holds the file's bytes, with `inCommit` run in the transaction that read it. */
+  private identicalInCommit(input: CommitInput): AssetRow | undefined {
+    return this.db.transaction(() => {
+      const now = this.byPath.get({ repoId: input.repo.id, path: input.path });
+      if (now?.sha256 !== input.file.hashes.sha256) return undefined;
+      input.inCommit!(now);
+      return now;
+    });
   }
 
   /**
@@ -190,6 +209,12 @@ export class AssetService {
    * refusal comes before the first write (see `writeSoon`).
    */
   private write(tx: WriteTx, input: CommitInput, key: string): CommitResult {
+    const result = this.writeRow(tx, input, key);
+    input.inCommit?.(result.asset);
+    return result;
+  }
+
+  private writeRow(tx: WriteTx, input: CommitInput, key: string): CommitResult {
     const { repo, path, file } = input;
     const now = new Date();
     // The prepared statements run on the one connection, so inside this transaction.

@@ -35,6 +35,13 @@ export interface ImportInput {
   contentType: string;
   /** The uploader's name at the source (never an address). */
   uploader: string;
+  /**
+   * The importer's record of the file, run with where it landed inside the transaction that makes
+   * it visible in the repository (or that finds it already there): a kill at any moment then leaves
+   * no file the importer does not know. A hook that does not call it leaves the importer to record
+   * the file after the import resolves.
+   */
+  onImported?: (targetPath: string) => void;
 }
 
 export type ImportResult =

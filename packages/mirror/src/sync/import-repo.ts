@@ -39,8 +39,6 @@ const MAVEN_METADATA = /(^|\/)maven-metadata\.xml$/;
 function unsafePath(path: string): boolean {
   return path.length > 1024 || path.split('/').some((seg) => seg === '' || seg === '.' || seg === '..' || /[\\\u0000-\u001f\u007f]/.test(seg));
 }
-/** Imports recorded together: those committed within this many milliseconds share one transaction (see `record`). */
-const RECORD_WINDOW_MS = 3;
 /**
  * Commits waiting at once, at least. The fs blob store makes small imported files durable many at a
  * time (two filesystem flushes 20 ms apart, see blobstore's filesystemFlush), so about 60 ms of
@@ -110,7 +108,6 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     .prepare();
   const writeCounters = () => updateCounters.run({ ...counters });
   const flush = () => {
-    recordImports();
     writeCounters();
     input.progress?.(counters);
   };
@@ -129,7 +126,6 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     .limit(1)
     .prepare();
   const removeUnlessShared = async (targetPath: string, path: string) => {
-    recordImports(); // imports of this tick may be the ones sharing it
     if (!sharedWith.get({ targetPath, path })) await removeImported(ctx, { repo: target, path: targetPath });
   };
 
@@ -139,36 +135,29 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   };
 
   /**
-   * Imports waiting to be recorded in `mirror_items`: written RECORD_WINDOW_MS after the first of them
-   * commits, all in one transaction. One transaction per file was a tenth of a small file's import
-   * (bench/mirror-import.mjs). A kill in between costs those few files a second download on resume,
-   * never a wrong skip: a file is recorded only after its import committed.
+   * An import's record in `mirror_items`, with the counters: a resumed run then skips it and finds it
+   * counted as fetched. Written inside the transaction that makes the file visible (`onImported`), so
+   * a kill at any moment leaves no file in the target this table does not name, which a deletion at
+   * the source would then never remove. A prepared upsert and update ride along in the asset writes'
+   * shared transaction: recording in a transaction of its own was a tenth of a small file's import.
+   * Returns a function that takes the counts back, for a transaction that rolled back after it ran.
    */
-  let unrecorded: { path: string; sha1: string; targetPath: string }[] = [];
-  const recordImports = () => {
-    if (unrecorded.length === 0) return;
-    const batch = unrecorded;
-    unrecorded = [];
+  const record = (item: { path: string; sha1: string; targetPath: string }, size: number) => {
+    recordItem.run(item);
+    counters.fetched++;
+    counters.bytes += size;
+    const undo = () => {
+      counters.fetched--;
+      counters.bytes -= size;
+    };
     try {
-      // With the counters: a resumed run then finds every recorded import counted as fetched, even after a kill.
-      db.transaction(() => {
-        for (const item of batch) recordItem.run(item);
-        writeCounters();
-      });
+      writeCounters();
     } catch (err) {
-      ctx.log.warn({ err, repo: sourceRepo }, 'mirror: could not record imports');
-      counters.fetched -= batch.length;
-      try {
-        for (const { path } of batch) fail(path, `imported, but not recorded (${(err as Error).message}); the next sync downloads it again`);
-      } catch {
-        // the database refuses every write: the warning above is all that can be left
-      }
+      undo();
+      throw err;
     }
+    return undo;
   };
-  const record = (item: { path: string; sha1: string; targetPath: string }) => {
-    if (unrecorded.push(item) === 1) setTimeout(recordImports, RECORD_WINDOW_MS);
-  };
-
   /**
    * Committing (the blob store's flushes and rename, then the database) runs after the download
    * slot is released, up to `commitLimit` at a time (`largeCommitLimit` of them large): the source sees `concurrency` requests, and
@@ -180,12 +169,22 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     try {
       const contentType = asset.contentType && MIME.test(asset.contentType) ? asset.contentType : 'application/octet-stream';
       const size = file.size;
-      const result = await importAsset(ctx, { repo: target, path, file, contentType, uploader: asset.uploader ?? '' });
-      const targetPath = result.status === 'skipped' ? '' : result.path;
+      const sha1 = asset.checksum.sha1!;
+      let rollback: (() => void) | undefined;
+      const onImported = (targetPath: string) => {
+        rollback = record({ path, sha1, targetPath }, size);
+      };
+      let targetPath: string;
+      try {
+        const result = await importAsset(ctx, { repo: target, path, file, contentType, uploader: asset.uploader ?? '', onImported });
+        targetPath = result.status === 'skipped' ? '' : result.path;
+        // Skipped (nothing became visible), or a format whose import does not record in its commit.
+        if (!rollback) db.transaction(() => onImported(targetPath));
+      } catch (err) {
+        rollback?.(); // recorded in a transaction that then rolled back: neither the file nor its record is there
+        throw err;
+      }
       if (before?.targetPath && before.targetPath !== targetPath) await removeUnlessShared(before.targetPath, path);
-      record({ path, sha1: asset.checksum.sha1!, targetPath });
-      counters.fetched++;
-      counters.bytes += size;
     } catch (err) {
       if (err instanceof NexusError || isTroveError(err)) return fail(path, err.message);
       ctx.log.warn({ err, repo: sourceRepo, path }, 'mirror: import failed');
@@ -286,7 +285,6 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     }
     await Promise.all(inflight);
     await Promise.all(commits);
-    recordImports();
     signal.throwIfAborted();
     if (pathless > 0) {
       // Any of those entries could be a file imported earlier: none can be taken for deleted at the source.
