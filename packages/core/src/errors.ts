@@ -14,9 +14,12 @@ export const ERROR_CODES = {
   unauthorized: 401,
   /** A write with anything but a publish session token (SPEC "Access rules on format routes"). */
   needs_publish_session: 401,
+  /**
+   * A publish session used for another repository than the one it was opened for: a credential that
+   * route does not accept (SPEC "Credentials"), so 401 like a missing session.
+   */
+  wrong_repository: 401,
   forbidden: 403,
-  /** A publish session used for another repository than the one it was opened for. */
-  wrong_repository: 403,
   /** A read token used for a write. */
   read_only_token: 403,
   /** A setup-only session outside second-factor setup. */
@@ -72,7 +75,7 @@ export const unauthorized = (message = 'authentication required', challenge = tr
 export const troveError = (code: ErrorCode, message: string, body?: Record<string, unknown>, headers?: Record<string, string>) =>
   new TroveError(ERROR_CODES[code], code, message, body, headers);
 
-export const forbidden = (message = 'forbidden', code: Extract<ErrorCode, 'forbidden' | 'wrong_repository' | 'read_only_token' | 'second_factor_required'> = 'forbidden') =>
+export const forbidden = (message = 'forbidden', code: Extract<ErrorCode, 'forbidden' | 'read_only_token' | 'second_factor_required'> = 'forbidden') =>
   new TroveError(403, code, message);
 
 export const notFound = (message = 'not found') => new TroveError(404, 'not_found', message);

@@ -187,7 +187,7 @@ describe('debian uploads', () => {
     let r = await upload(s, 'private', 'stable', 'main', deb, 'alice');
     expect(r.status).toBe(401);
     expect((await r.json()).error).toMatch(/publishing needs a publish session/);
-    expect((await upload(s, 'private', 'stable', 'main', deb, 'pub-apt')).status).toBe(403);
+    expect((await upload(s, 'private', 'stable', 'main', deb, 'pub-apt')).status).toBe(401);
     r = await fetch(`${s.url}/debian/apt/upload/stable/main`, { method: 'PUT', body: readFileSync(deb) });
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toMatch(/^Basic/);

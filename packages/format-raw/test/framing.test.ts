@@ -64,7 +64,7 @@ describe('upload framing', () => {
   const refused: [string, string[], string][] = [
     ['401 without credentials', ['PUT /raw/files/a.bin HTTP/1.1', 'Content-Length: 1000'], '401'],
     ['404 for an unknown repository', ['PUT /raw/nope/a.bin HTTP/1.1', `Authorization: ${basic('pub')}`, 'Content-Length: 1000'], '404'],
-    ['403 for a session of another repository', ['PUT /raw/other/a.bin HTTP/1.1', `Authorization: ${basic('pub')}`, 'Content-Length: 1000'], '403'],
+    ['401 for a session of another repository', ['PUT /raw/other/a.bin HTTP/1.1', `Authorization: ${basic('pub')}`, 'Content-Length: 1000'], '401'],
     ['413 by Content-Length', ['PUT /raw/files/huge.bin HTTP/1.1', `Authorization: ${basic('pub')}`, 'Content-Length: 3000000000'], '413'],
   ];
   for (const [what, lines, status] of refused) {

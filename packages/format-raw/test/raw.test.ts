@@ -121,7 +121,8 @@ describe('raw format: uploads', () => {
     expect(r.status).toBe(401);
     expect((await r.json()).error).toMatch(/publishing needs a publish session: .*\/#\/publishing/);
     r = await put('open/x', 'x', 'pub-files');
-    expect(r.status).toBe(403);
+    expect(r.status).toBe(401);
+    expect((await r.json()).error).toMatch(/^publishing needs a publish session: http:\/\/127\.0\.0\.1:\d+\/#\/publishing$/);
   });
 
   it('records the uploader and a content type from the extension', async () => {
@@ -182,7 +183,7 @@ describe('raw format: downloads', () => {
     expect(Date.parse(again.headers.get('last-modified')!)).toBeGreaterThan(Date.parse(v1.headers.get('last-modified')!));
   });
 
-  it('applies the read rules: anonymous 401 with challenge, 403 without permission, 404 unknown', async () => {
+  it('applies the read rules: anonymous 401 with challenge, 403 without permission, 401 for a publish session of another repository, 404 unknown', async () => {
     await rawServer();
     await put('private/s.txt', 'secret', 'pub-private');
     let r = await fetch(`${s.url}/raw/private/s.txt`);
@@ -196,7 +197,7 @@ describe('raw format: downloads', () => {
     expect(await r.text()).toBe('secret');
     r = await fetch(`${s.url}/raw/private/s.txt`, { headers: { Authorization: basic('pub-private') } });
     expect(r.status).toBe(200);
-    expect((await fetch(`${s.url}/raw/files/x`, { headers: { Authorization: basic('pub-private') } })).status).toBe(403);
+    expect((await fetch(`${s.url}/raw/files/x`, { headers: { Authorization: basic('pub-private') } })).status).toBe(401);
   });
 
   it('answers 404 for a missing file', async () => {

@@ -45,10 +45,12 @@ describe('downloads from S3', () => {
     expect(head.headers.get('content-length')).toBe(String(big.length));
   });
 
-  it('serves a small file from memory even with redirects on', async () => {
+  it('redirects a small file too: every GET download does while s3.redirect is on', async () => {
     const r = await c.get('small.bin', { redirect: 'manual' });
-    expect(r.status).toBe(200);
-    expect(sha(Buffer.from(await r.arrayBuffer()))).toBe(sha(small));
+    expect(r.status).toBe(302);
+    const direct = await fetch(r.headers.get('location')!);
+    expect(sha(Buffer.from(await direct.arrayBuffer()))).toBe(sha(small));
+    expect((await c.get('small.bin', { method: 'HEAD', redirect: 'manual' })).status).toBe(200);
   });
 
   it('presigns for presign_ttl', async () => {

@@ -56,7 +56,7 @@ describe('CI proof (OIDC trust policies)', () => {
       expect(s.body).toMatchObject({ repo: 'files', format: 'raw' });
       expect((await rawPut(h, 'files', 'ci/app.tgz', 'bits', s.body.token)).status).toBe(201);
       expect(h.ctx.assets.get(h.ctx.repos.byName('files')!, 'ci/app.tgz')?.uploader).toBe('ci:acme/widgets');
-      expect((await rawPut(h, 'other', 'x', 'x', s.body.token)).status).toBe(403);
+      expect((await rawPut(h, 'other', 'x', 'x', s.body.token)).status).toBe(401);
       const log = await call(h, '/api/publish/log', { auth: 'root' });
       expect(log.body.items[0]).toMatchObject({
         proof: 'oidc',

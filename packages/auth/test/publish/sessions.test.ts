@@ -26,7 +26,7 @@ describe('device proof', () => {
     // The token also reads its own repository, and nothing else.
     const get = await fetch(`${h.s.url}/raw/files/dir/a.txt`, { headers: { authorization: 'Basic ' + Buffer.from(`x:${r.body.token}`).toString('base64') } });
     expect(await get.text()).toBe('hello');
-    expect((await rawPut(h, 'other', 'a.txt', 'x', r.body.token)).status).toBe(403);
+    expect((await rawPut(h, 'other', 'a.txt', 'x', r.body.token)).status).toBe(401);
     expect((await call(h, '/api/repos', { auth: r.body.token })).status).toBe(403);
     expect((await call(h, '/api/devices', { auth: r.body.token })).status).toBe(403);
     expect((await call(h, '/api/publish/log', { auth: r.body.token })).status).toBe(403);

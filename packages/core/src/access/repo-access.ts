@@ -51,7 +51,8 @@ export class RepoAccess {
     if (this.canRead(cred, repo)) return repo;
     if (cred.type === 'anonymous') throw challenge('authentication required');
     if (cred.type === 'publish' && cred.grant.repo === repo.name) throw forbidden(`user ${cred.grant.actor} no longer holds read permission on ${name}`);
-    if (cred.type === 'publish') throw forbidden(`this publish session is valid for repository ${cred.grant.repo} only`, 'wrong_repository');
+    // SPEC "Credentials": a publish token is accepted on the routes of its one repo; elsewhere it is a bad credential.
+    if (cred.type === 'publish') throw challenge(`this publish session is valid for repository ${cred.grant.repo} only`, 'wrong_repository');
     throw forbidden(`no read permission on repository ${name}`);
   }
 
@@ -59,13 +60,14 @@ export class RepoAccess {
    * Writes need an open publish session for exactly this repository; device and manual
    * sessions also need their user to still hold `write` (checked on every write).
    */
-  requireWrite(cred: Credential, name: string, format?: string): RepoRow {
+  requireWrite(cred: Credential, name: string, format?: string, requestOrigin = ''): RepoRow {
     const repo = this.lookup(cred, name, format);
-    if (cred.type !== 'publish') {
-      throw challenge(`publishing needs a publish session: ${this.baseUrl()}/#/publishing`, 'needs_publish_session');
-    }
+    // SPEC access rule 5, for a session of another repository too: it is no open session for this one.
+    const needsSession = (code: 'needs_publish_session' | 'wrong_repository') =>
+      challenge(`publishing needs a publish session: ${this.baseUrl() || requestOrigin}/#/publishing`, code);
+    if (cred.type !== 'publish') throw needsSession('needs_publish_session');
     const { grant } = cred;
-    if (grant.repo !== repo.name) throw forbidden(`this publish session is valid for repository ${grant.repo} only`, 'wrong_repository');
+    if (grant.repo !== repo.name) throw needsSession('wrong_repository');
     if (grant.proof !== 'oidc') {
       const user = grant.user;
       const level = user && !user.disabled ? (user.isAdmin ? 'write' : this.perms.level(user.id, repo.id)) : null;
@@ -76,5 +78,5 @@ export class RepoAccess {
   }
 }
 
-const challenge = (message: string, code: 'unauthorized' | 'needs_publish_session' = 'unauthorized') =>
+const challenge = (message: string, code: 'unauthorized' | 'needs_publish_session' | 'wrong_repository' = 'unauthorized') =>
   new TroveError(401, code, message, {}, { 'WWW-Authenticate': BASIC_REALM });

@@ -156,17 +156,16 @@ export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: 
   });
   if (p instanceof Response) return p;
   if (p.head) return send(c, p);
-  // A small blob is answered from memory even where downloads redirect: a 302 and a second
-  // request to the store would cost the client more than the bytes (docs/decisions.md).
+  // Every GET download redirects where the setting says so (SPEC, `s3.redirect`), small ones too.
+  if (opts.redirect && blobs.presignGet) {
+    const url = await blobs.presignGet(asset.blobKey, { expiresInSeconds: opts.redirect.ttlSeconds, filename: opts.filename, contentType: asset.contentType });
+    return new Response(null, { status: 302, headers: { Location: url, 'Cache-Control': 'no-store' } });
+  }
   if (asset.size <= blobs.smallBlobLimit) {
     const bytes = await blobs.readSmall(asset.blobKey, asset.size);
     if (!bytes) throw notFound('file content is missing from the blob store');
     if (opts.answerFromMemory && p.status === 200 && c.env?.outgoing) recordAnswer(c.env.incoming, c.get('credential'), p.headers, bytes);
     return send(c, p, bytes);
-  }
-  if (opts.redirect && blobs.presignGet) {
-    const url = await blobs.presignGet(asset.blobKey, { expiresInSeconds: opts.redirect.ttlSeconds, filename: opts.filename, contentType: asset.contentType });
-    return new Response(null, { status: 302, headers: { Location: url, 'Cache-Control': 'no-store' } });
   }
   const { status, headers, span } = p;
   const out = c.env?.outgoing;
