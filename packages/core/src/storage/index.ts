@@ -57,6 +57,11 @@ export function createStorage(ctx: CoreContext): Storage {
   const liveConfig = () => storageConfig((k) => settings.get(k));
   const where = (cfg: StorageConfig) => JSON.stringify(storageLocation(cfg, dataDir));
   const moveRunning = () => jobs.active(STORAGE_JOB_KEY)?.kind === MOVE_KIND;
+  /** A move that has not switched yet: copying, or returning what it copied after a cancel or failure. */
+  const moveCopying = () => {
+    const job = jobs.active(STORAGE_JOB_KEY);
+    return job?.kind === MOVE_KIND && (job.progress as { phase?: string } | null)?.phase !== 'cleanup';
+  };
 
   /** Builds and probes the store a pending change describes; 400 with the reason when it does not work. */
   async function probe(next: (k: string) => unknown): Promise<{ driver: BlobDriver; same: boolean }> {
@@ -76,7 +81,12 @@ export function createStorage(ctx: CoreContext): Storage {
   }
 
   settings.addPatchHook(async ({ changes, next }: PendingChange) => {
-    if (![...changes.keys()].some((k) => STORAGE_KEYS.has(k))) return;
+    if (![...changes.keys()].some((k) => STORAGE_KEYS.has(k))) {
+      // SPEC: PATCH /api/settings answers 409 while a storage move runs, whatever it changes. Once the
+      // move has switched (its state is done) only the old store's cleanup is left: other keys are free.
+      if (changes.size > 0 && moveCopying()) throw conflict('a storage move is running; settings can be changed once it has ended (or been cancelled)');
+      return;
+    }
     if (moveRunning()) throw conflict('a storage move is running; change storage settings after it ends');
     const nextConfig = storageConfig(next);
     if (where(nextConfig) === where(liveConfig())) return; // credentials, region, path style: saved, then the watcher rebuilds
