@@ -87,8 +87,9 @@ export class DeviceStore {
   poll(deviceCode: string): ReturnType<typeof ownRecord> {
     const now = Date.now();
     const row = this.ctx.db.select().from(enrollments).where(eq(enrollments.deviceCodeHash, sha256hex(deviceCode))).get();
-    if (!row) throw pollError('invalid_grant', 'unknown device_code');
-    if (row.state === 'delivered') throw pollError('invalid_grant', 'this device_code was already exchanged');
+    // SPEC allows three poll outcomes: a code that cannot be exchanged (unknown, purged, used) is expired.
+    if (!row) throw pollError('expired_token', 'unknown device_code; enroll again');
+    if (row.state === 'delivered') throw pollError('expired_token', 'this device_code was already exchanged; enroll again');
     if (row.state === 'approved') {
       // Conditional update: two concurrent polls cannot both receive the device id.
       const res = this.ctx.db
@@ -98,7 +99,7 @@ export class DeviceStore {
         .run();
       const device = res.changes === 1 && row.deviceId ? this.get(row.deviceId) : undefined;
       if (device) return ownRecord(device, this);
-      throw pollError('invalid_grant', 'this device_code was already exchanged');
+      throw pollError('expired_token', 'this device_code was already exchanged; enroll again');
     }
     if (row.expiresAt.getTime() <= now) throw pollError('expired_token', 'the enrollment expired; enroll again');
     const last = row.lastPollAt?.getTime();
@@ -109,10 +110,10 @@ export class DeviceStore {
     throw pollError('authorization_pending', 'waiting for approval in the web UI');
   }
 
-  /** A pending or used enrollment by user code; 404 for unknown and expired codes. */
+  /** A pending or used enrollment by user code; 404 for unknown and expired codes, used or not. */
   pending(userCode: string): EnrollmentRow {
     const row = this.ctx.db.select().from(enrollments).where(eq(enrollments.userCodeHash, sha256hex(normalizeUserCode(userCode)))).get();
-    if (!row || (row.state === 'pending' && row.expiresAt.getTime() <= Date.now())) throw notFound('unknown or expired code');
+    if (!row || row.expiresAt.getTime() <= Date.now()) throw notFound('unknown or expired code');
     return row;
   }
 

@@ -66,9 +66,15 @@ describe('device enrollment (SPEC state table)', () => {
     expect(p.status).toBe(200);
     // Beyond SPEC's {device_id}: the device's own record, so the client can show it (docs/decisions.md).
     expect(p.body).toEqual({ device_id: ap.body.id, name: 'laptop', kind: 'maven', expires_at: ap.body.expires_at });
-    expect((await poll()).status).toBe(400); // one time only
+    // One time only, and with one of SPEC's three poll outcomes: the code can no longer be exchanged.
+    expect(await poll()).toMatchObject({ status: 400, body: { error: 'expired_token' } });
+    const unknown = await call(h, '/api/devices/enroll/poll', { body: { device_code: 'no-such-code' } });
+    expect(unknown).toMatchObject({ status: 400, body: { error: 'expired_token' } });
     const again = await call(h, '/api/devices/approve', { auth: 'alice@session', body: { user_code: en.body.user_code, totp_code: GOOD_TOTP } });
     expect(again.status).toBe(409);
+    // Used, and then expired: 404 like any expired code (SPEC: "404 for unknown or expired code").
+    vi.setSystemTime(Date.now() + 601_000);
+    expect((await call(h, `/api/devices/enroll?user_code=${en.body.user_code}`, { auth: 'alice@session' })).status).toBe(404);
   });
 
   it('answers expired_token after 600 seconds and 404 to the approval page', async () => {
