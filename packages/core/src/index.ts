@@ -53,7 +53,7 @@ export { openFormatRequest, receiveFormatUpload } from './http/format-request.js
 export { settingsRoutes } from './api/settings-routes.js';
 export { repoRoutes, effectiveBaseUrl } from './api/repo-routes.js';
 export { buildHttpApp, type HttpAppParts } from './http/app.js';
-export { parseRepoPath } from './http/repo-path.js';
+export { parseRepoPath, isUnsafeSegment } from './http/repo-path.js';
 export { jsonClientErrors } from './http/client-error.js';
 export { listen } from './http/listen.js';
 export { AnswerCache, recordAnswer, type AnswerCacheOptions } from './http/answer-cache.js';

@@ -17,9 +17,19 @@ import {
 /** Types a client sends when it has no idea (curl -T sends none; browsers' forms send these). */
 const GENERIC_TYPES = new Set(['application/octet-stream', 'application/x-www-form-urlencoded', 'multipart/form-data']);
 
+/** A declared charset worth keeping: a token, nothing a browser could read as a second type. */
+const CHARSET = /;\s*charset=("?)([\w.:-]{1,40})\1\s*(;|$)/i;
+
+/**
+ * The stored type: the client's `type/subtype` and its charset, and nothing else of the header it sent.
+ * A browser reads `application/json; x=1, text/html` as HTML, so parameters never pass through.
+ */
 function contentTypeFor(path: string, sent: string | undefined): string {
   const declared = sent?.split(';')[0]?.trim().toLowerCase();
-  if (declared && !GENERIC_TYPES.has(declared) && /^[\w.+-]+\/[\w.+-]+$/.test(declared)) return sent!.trim();
+  if (declared && !GENERIC_TYPES.has(declared) && /^[\w.+-]+\/[\w.+-]+$/.test(declared)) {
+    const charset = CHARSET.exec(sent!)?.[2]?.toLowerCase();
+    return charset ? `${declared}; charset=${charset}` : declared;
+  }
   return mime.contentType(path.split('/').pop() ?? '') || 'application/octet-stream';
 }
 
@@ -32,8 +42,8 @@ function routes(ctx: FormatContext) {
 
   // Hono answers HEAD through GET routes; serveAsset sends no body for HEAD.
   app.get('/:repo/*', async (c) => {
-    const { repo, path } = ctx.open(c, 'read');
-    if (!path) throw notFound('not found');
+    const { repo, path, trailingSlash } = ctx.open(c, 'read');
+    if (!path || trailingSlash) throw notFound('not found'); // a raw repository lists no directories
     const asset = ctx.assets.get(repo, path);
     if (!asset) throw notFound(`${path} not found`);
     return serveAsset(c, ctx.blobs, asset, {
@@ -44,8 +54,10 @@ function routes(ctx: FormatContext) {
   });
 
   app.put('/:repo/*', async (c) => {
-    const { repo, path, uploader } = ctx.open(c, 'write');
+    const { repo, path, uploader, trailingSlash } = ctx.open(c, 'write');
     if (!path) throw badRequest('a file path is required after the repository name');
+    // `dir/` is not the file `dir`: storing it there would answer for a path the client did not name.
+    if (trailingSlash) throw badRequest('a file path cannot end with "/"');
     // sha256 (identity, ETag) and sha1 only: plain-file clients fetch no side files, and md5 in the
     // same pass cost a third of upload throughput (bench W4).
     const file = await ctx.receive(c, { algorithms: ['sha1'] });

@@ -131,6 +131,37 @@ describe('raw format: uploads', () => {
     const list = await (await fetch(`${s.url}/api/repos/files/assets`)).json();
     expect(list.items[0]).toMatchObject({ path: 'docs/readme.json', uploader: 'ci:acme/widgets', content_type: 'application/json; charset=utf-8' });
   });
+  it('keeps only the type and charset a client declares: a header that smuggles a second type never becomes a page', async () => {
+    await rawServer();
+    const html = '<html><body><a href="https://evil.example">sign in</a></body></html>';
+    for (const [i, sent] of ['application/json; x=1, text/html', 'text/plain; charset=utf-8, text/html', 'application/json; charset="utf-8"; x=",text/html"'].entries()) {
+      expect((await put(`files/smuggled${i}.txt`, html, 'pub-files', { 'Content-Type': sent })).status).toBe(201);
+      const r = await fetch(`${s.url}/raw/files/smuggled${i}.txt`);
+      expect(r.headers.get('content-type'), sent).not.toMatch(/html/);
+      expect(r.headers.get('content-type'), sent).not.toMatch(/,/);
+    }
+    expect((await fetch(`${s.url}/raw/files/smuggled1.txt`)).headers.get('content-type')).toBe('text/plain'); // 'utf-8, text/html' is no charset
+    expect((await fetch(`${s.url}/raw/files/smuggled2.txt`)).headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+
+  it('refuses a path ending in "/" (400 on PUT, 404 on GET): dir/ is not the file dir', async () => {
+    await rawServer();
+    const r = await put('files/dir/', 'x');
+    expect(r.status).toBe(400);
+    expect((await r.json()).error).toMatch(/cannot end with/);
+    expect((await put('files/dir', 'x')).status).toBe(201);
+    expect((await fetch(`${s.url}/raw/files/dir/`)).status).toBe(404);
+    expect((await fetch(`${s.url}/raw/files/dir`)).status).toBe(200);
+  });
+
+  it('refuses invisible formatting characters that make one name look like another', async () => {
+    await rawServer();
+    for (const p of ['files/a%C2%85b', 'files/a%E2%80%AEgnp.exe', 'files/a%E2%80%8Bb', 'files/a%E2%81%A6b', 'files/%EF%BB%BFa', 'files/a%E2%80%A8b']) {
+      const r = await put(p, 'x');
+      expect(r.status, p).toBe(400);
+    }
+    expect((await put('files/caf%C3%A9-%E2%9C%93.txt', 'x')).status).toBe(201); // letters and symbols stay allowed
+  });
 });
 
 describe('raw format: downloads', () => {

@@ -269,9 +269,13 @@ describe('mirror sync', () => {
     rig.nexus.put('files', 'plain', 'a', { contentType: 'text/plain; charset=utf-8' });
     rig.nexus.put('files', 'control', 'b', { contentType: 'text/plain; x=\u0001' });
     rig.nexus.put('files', 'snowman', 'c', { contentType: 'text/plain; x=\u2603' });
+    rig.nexus.put('files', 'smuggled', '<a href="https://evil.example">x</a>', { contentType: 'application/json; x=1, text/html' });
     const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
     await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }]);
-    expect(await sync(s.id)).toMatchObject({ state: 'done', repos: [{ fetched: 3, failed: 0 }] });
+    expect(await sync(s.id)).toMatchObject({ state: 'done', repos: [{ fetched: 4, failed: 0 }] });
+    // A browser reads the last type of a comma list: such bytes are served as a download, never as a page.
+    const smuggled = await fetch(`${rig.trove.url}/raw/files/smuggled`, { headers: { Authorization: basic('admin') } });
+    expect(smuggled.headers.get('content-disposition')).toMatch(/^attachment/);
     const typeOf = async (path: string) => {
       const res = await fetch(`${rig.trove.url}/raw/files/${path}`, { headers: { Authorization: basic('admin') } });
       return [res.status, res.headers.get('content-type')];

@@ -5,6 +5,11 @@
  * than SVG) a browser shows inertly or downloads.
  */
 export function isActiveContentType(contentType: string): boolean {
+  // A browser reads a header with commas as several types and takes the last it knows: any active part counts.
+  return contentType.split(',').some(isActiveType);
+}
+
+function isActiveType(contentType: string): boolean {
   const t = contentType.split(';')[0]!.trim().toLowerCase();
   if (t === 'text/plain') return false;
   if (t.startsWith('text/')) return true;

@@ -5,6 +5,18 @@ const invalidPath = (message: string) => troveError('invalid_path', message);
 import type { TroveEnv } from './env.js';
 
 /**
+ * Characters no path segment may hold: the backslash, C0 and C1 controls, and the invisible
+ * formatting characters (zero-width, line and paragraph separators, bidirectional overrides and
+ * isolates, BOM) that make one name look like another in a listing.
+ */
+const FORBIDDEN_IN_SEGMENT = /[\\\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+
+/** Whether a decoded path segment is refused by every format route (empty, `.`, `..`, or a forbidden character). */
+export function isUnsafeSegment(segment: string): boolean {
+  return segment === '' || segment === '.' || segment === '..' || segment.includes('/') || FORBIDDEN_IN_SEGMENT.test(segment);
+}
+
+/**
  * Splits the raw (still percent-encoded) request path after `/{format}/` into the
  * repository name and a normalised file path. Decoding happens per segment, so an
  * encoded slash, `..`, `.`, NUL, a backslash or an empty segment is refused with 400
@@ -26,8 +38,8 @@ export function parseRepoPath(c: Context<TroveEnv>, format: string): { repo: str
     } catch {
       throw invalidPath('invalid percent-encoding in path');
     }
-    if (d === '' || d === '.' || d === '..' || /[\\/\0]/.test(d) || /[\u0000-\u001f\u007f]/.test(d)) {
-      throw invalidPath('invalid path: empty, "." or ".." segments, backslashes, NUL and control characters are not allowed');
+    if (isUnsafeSegment(d)) {
+      throw invalidPath('invalid path: empty, "." or ".." segments, backslashes, control and invisible formatting characters are not allowed');
     }
     return d;
   });

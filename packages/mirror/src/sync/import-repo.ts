@@ -1,6 +1,6 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { readFile } from 'node:fs/promises';
-import { importAsset, isTroveError, removeImported, type CoreContext, type RepoRow } from '@trove/core';
+import { importAsset, isTroveError, isUnsafeSegment, removeImported, type CoreContext, type RepoRow } from '@trove/core';
 import type { SpooledFile } from '@trove/blobstore';
 import { NexusError, type NexusAsset, type NexusChecksums, type NexusClient } from '../nexus/client.js';
 import { mirrorFailures, mirrorItems, mirrorSyncRepos } from '../schema.js';
@@ -37,7 +37,7 @@ const MAVEN_METADATA = /(^|\/)maven-metadata\.xml$/;
 
 /** The rules format routes apply to request paths (core's parseRepoPath), for paths a source hands us. */
 function unsafePath(path: string): boolean {
-  return path.length > 1024 || path.split('/').some((seg) => seg === '' || seg === '.' || seg === '..' || /[\\\u0000-\u001f\u007f]/.test(seg));
+  return path.length > 1024 || path.split('/').some(isUnsafeSegment);
 }
 /**
  * Commits waiting at once, at least. The fs blob store makes small imported files durable many at a
@@ -196,7 +196,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
     const { path } = asset;
     let file: SpooledFile | undefined;
     try {
-      if (unsafePath(path)) return fail(path.slice(0, 200), 'unsafe path (empty, "." or ".." segments, backslashes or control characters); not imported');
+      if (unsafePath(path)) return fail(path.slice(0, 200), 'unsafe path (empty, "." or ".." segments, backslashes, control or invisible formatting characters); not imported');
       if (!asset.checksum.sha1) return fail(path, 'the source declares no sha1 for this file; it cannot be verified');
       file = await client.download(sourceRepo, asset, ctx.spool, { maxBytes, signal });
       const wrong = mismatch(asset.checksum, file) ?? (check ? await check(file) : null);
