@@ -72,6 +72,33 @@ describe('job facility', () => {
     expect(await jobs.wait(rec.id)).toMatchObject({ state: 'failed', error: 'disk on fire' });
   });
 
+  it('ends failed, not running, when its outcome cannot be recorded; a long error is cut', async () => {
+    const { jobs } = openRunner();
+    jobs.register('bigint', async () => ({ n: 10n })); // progress is JSON: a BigInt cannot be stored
+    const rec = jobs.start('bigint', 'k', {});
+    const end = await jobs.wait(rec.id);
+    expect(end.state).toBe('failed');
+    expect(end.error).toMatch(/could not be recorded/);
+    jobs.register('long', async () => {
+      throw new Error('x'.repeat(100_000));
+    });
+    const long = await jobs.wait(jobs.start('long', 'k2', {}).id);
+    expect(long.state).toBe('failed');
+    expect(long.error!.length).toBeLessThanOrEqual(2000);
+  });
+
+  it('settles its wait even when the database refuses the final record, and leaves the job to resume', async () => {
+    const { jobs, sqlite } = openRunner();
+    let release!: () => void;
+    jobs.register('slow', () => new Promise<void>((r) => (release = r)));
+    const rec = jobs.start('slow', 'k', {});
+    await new Promise((r) => setTimeout(r, 20));
+    sqlite.exec('CREATE TRIGGER no_finish BEFORE UPDATE ON jobs BEGIN SELECT RAISE(FAIL, \'database or disk is full\'); END');
+    release();
+    const end = await jobs.wait(rec.id);
+    expect(end.state).toBe('running'); // still unfinished in the database: the next start runs it again
+  });
+
   it('resumes an unfinished job from its checkpoint after a restart', async () => {
     const first = openRunner();
     first.jobs.register('count', counter(40));

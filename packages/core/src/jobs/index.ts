@@ -29,8 +29,11 @@
  *                                         `run.update(progress, {flush?})` (checkpoint; persisted at
  *                                         most every 250 ms unless `flush`), `run.resumed`.
  *   Ending: returning ends the job `done` (a returned value becomes the final progress);
- *   throwing ends it `failed` with the error's message, or `cancelled` after a cancel;
- *   after a shutdown abort the record is left `running` whatever the handler does.
+ *   throwing ends it `failed` with the error's message (at most 2,000 characters). After a
+ *   cancel it ends `cancelled` whether the handler throws or returns: a handler may stop early
+ *   and return what it has, which is no `done`. After a shutdown abort the record is left
+ *   `running` whatever the handler does. An outcome the database cannot take (progress that is
+ *   not JSON) ends the job `failed`; a database that refuses every write leaves it `running`.
  *
  * Records: `{id, kind, key, state, progress, payload, error, createdAt, updatedAt, finishedAt}`,
  * states `running | cancelling | done | failed | cancelled`. Payload and progress are JSON and

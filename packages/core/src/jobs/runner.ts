@@ -36,6 +36,8 @@ export type JobHandler<P = any, G = any> = (run: JobRun<P, G>) => Promise<G | vo
 
 const ACTIVE: JobState[] = ['running', 'cancelling'];
 const FLUSH_MS = 250;
+/** A job's stored error message at most: a handler's error may quote whole answers. */
+const MAX_ERROR_CHARS = 2000;
 
 class CancelRequested extends Error {
   constructor() {
@@ -191,14 +193,40 @@ export class JobRunner {
       }
       this.live.delete(record.id);
       if (this.stopping && !live.cancelRequested) {
-        this.persist(record.id, { progress: live.record.progress }); // left running: the next start resumes it
+        try {
+          this.persist(record.id, { progress: live.record.progress }); // left running: the next start resumes it
+        } catch (err) {
+          this.log.warn({ err, job: record.id }, 'could not save the checkpoint of a job left for the next start');
+        }
         return { ...live.record };
       }
       if (live.cancelRequested) outcome.state = 'cancelled';
+      if (outcome.error) outcome.error = outcome.error.slice(0, MAX_ERROR_CHARS);
       if (outcome.state === 'failed') this.log.error({ job: record.id, kind: record.kind, error: outcome.error }, 'job failed');
-      this.persist(record.id, { ...outcome, finishedAt: new Date() });
-      return this.get(record.id)!;
+      this.finish(record.id, outcome);
+      return this.get(record.id) ?? { ...live.record };
     })();
+  }
+
+  /**
+   * Records a job's end. Nothing awaits a job's run, so a throw here would end the process: an
+   * outcome that cannot be stored (progress JSON cannot hold) ends the job failed instead, and a
+   * database that refuses every write leaves it unfinished, to run again at the next start.
+   */
+  private finish(id: string, outcome: Partial<JobRecord>): void {
+    const finishedAt = new Date();
+    try {
+      this.persist(id, { ...outcome, finishedAt });
+      return;
+    } catch (err) {
+      this.log.error({ err, job: id }, 'could not record the end of a job');
+    }
+    try {
+      const error = `the job ended ${outcome.state}, but its outcome could not be recorded`;
+      this.persist(id, { state: 'failed', error: outcome.error ? `${error}: ${outcome.error}`.slice(0, MAX_ERROR_CHARS) : error, finishedAt });
+    } catch {
+      // The database refuses writes: the record stays unfinished and the next start resumes it.
+    }
   }
 
   private persist(id: string, patch: Partial<Pick<JobRecord, 'state' | 'progress' | 'error' | 'finishedAt'>>): void {
