@@ -31,6 +31,18 @@ describe('server process', () => {
     expect(listen.stderr).toMatch(/TR_LISTEN/);
   });
 
+  it('refuses a second server on a data directory in use, and starts again after the first was killed', async () => {
+    srv = await startProcess();
+    const second = await runToExit({}, srv.dataDir);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/TR_DATA_DIR: .* is in use by another Trove server \(pid \d+/);
+    expect((await fetch(`${srv.url}/healthz`)).status).toBe(200);
+    srv.child.kill('SIGKILL'); // no clean shutdown: its lock stays behind, naming a process that is gone
+    await new Promise((r) => srv!.child.once('exit', r));
+    srv = await startProcess({}, srv.dataDir);
+    expect((await fetch(`${srv.url}/healthz`)).status).toBe(200);
+  });
+
   it('warns about unknown TR_ variables and starts anyway', async () => {
     srv = await startProcess({ TR_NOT_A_SETTING: '1' });
     expect(srv.stdout()).toMatch(/"variable":"TR_NOT_A_SETTING".*unknown TR_ variable/);

@@ -58,8 +58,7 @@ export async function startProcess(env: Record<string, string> = {}, dataDir = m
 }
 
 /** Runs the server expecting it to refuse to start; resolves with its exit code and output. */
-export function runToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'trove-srv-'));
+export function runToExit(env: Record<string, string>, dataDir = mkdtempSync(join(tmpdir(), 'trove-srv-'))): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH!, TR_DATA_DIR: dataDir, TR_LISTEN: '127.0.0.1:0', ...env } });
     let stdout = '';

@@ -8,6 +8,7 @@ import { AuditLog } from './audit/service.js';
 import { Generations } from './cache/generations.js';
 import type { CoreContext } from './context.js';
 import { applyMigrations, openDatabase } from './db/open.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { JobRunner } from './jobs/runner.js';
 import { migrationsOf, orderModules, settingsOf, type AnyModule, type CredentialProvider } from './modules/contract.js';
 import { withCore } from './modules/core-module.js';
@@ -46,6 +47,17 @@ export interface Core extends CoreContext {
  * and builds the services. Creating and starting the modules is `startModules`' part.
  */
 export async function createCore(opts: CreateCoreOptions): Promise<Core> {
+  // Before anything touches the directory: a second server would clear the first one's upload spool.
+  const lock = lockDataDir(opts.dataDir);
+  try {
+    return await openCore(opts, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function openCore(opts: CreateCoreOptions, lock: DataDirLock): Promise<Core> {
   const log = opts.log ?? pino({ level: 'info' });
   const modules = orderModules(withCore(opts.modules));
   const formats = new FormatRegistry(modules.flatMap((m) => (m.kind === 'format' ? [m] : [])));
@@ -107,6 +119,7 @@ export async function createCore(opts: CreateCoreOptions): Promise<Core> {
       await blobs.close();
       durability.close();
       sqlite.close();
+      lock.release();
     },
   };
 }
