@@ -1,4 +1,5 @@
 import type { AssetRow, AssetService, RepoRow } from '@trove/core';
+import { checksumSuffix } from './layout.js';
 
 /** Sorts after every path below `dir/`: lets a listing jump over a whole subdirectory in one query. */
 const PAST = '/\u{10FFFF}';
@@ -51,7 +52,9 @@ export function isDirectory(assets: AssetService, repo: RepoRow, dir: string): b
 /**
  * Versions of an artifact that have files in the index: subdirectories of `artifactDir`
  * holding `artifactId-<version>...` files. Used to merge metadata, so a version whose
- * deploy lost the metadata race still appears.
+ * deploy lost the metadata race still appears. A checksum does not count: one stored as an
+ * asset is held for a file that has not landed (and may never), and a version made only of
+ * those would be `latest` with nothing to download.
  */
 export function indexedVersions(assets: AssetService, repo: RepoRow, artifactDir: string, artifactId: string): string[] {
   const prefix = artifactDir + '/';
@@ -65,6 +68,7 @@ export function indexedVersions(assets: AssetService, repo: RepoRow, artifactDir
       const dir = parts[0]!;
       const isVersionFile =
         parts.length === 2 &&
+        !checksumSuffix(parts[1]!) &&
         (parts[1]!.startsWith(`${artifactId}-${dir}`) || (dir.endsWith('-SNAPSHOT') && parts[1]!.startsWith(`${artifactId}-${dir.slice(0, -9)}-`)));
       if (isVersionFile) versions.push(dir);
       if (isVersionFile || parts.length > 2) {
@@ -78,13 +82,19 @@ export function indexedVersions(assets: AssetService, repo: RepoRow, artifactDir
   }
 }
 
-/** Adds the `.md5` and `.sha1` every file has (derived on GET) beside each stored file, in name order. */
-export function withChecksums(children: Child[], isChecksum: (name: string) => boolean): Child[] {
+/**
+ * Adds the `.md5` and `.sha1` every file has (derived on GET) beside each stored file, in name order.
+ * A stored checksum without its file is held for an upload still to come; a GET of it is 404, so it
+ * is not listed either.
+ */
+export function withChecksums(children: Child[]): Child[] {
   const names = new Set(children.map((c) => c.name));
   const out: Child[] = [];
   for (const c of children) {
+    const algorithm = c.asset && checksumSuffix(c.name);
+    if (algorithm && !names.has(c.name.slice(0, -(algorithm.length + 1)))) continue;
     out.push(c);
-    if (!c.asset || isChecksum(c.name)) continue;
+    if (!c.asset || algorithm) continue;
     for (const [alg, size] of [['md5', 32], ['sha1', 40]] as const) {
       if (!names.has(`${c.name}.${alg}`)) out.push({ name: `${c.name}.${alg}`, asset: c.asset, derived: { size } });
     }

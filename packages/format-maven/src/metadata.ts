@@ -2,6 +2,7 @@ import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { badRequest } from '@trove/core';
 import { compareVersions } from './versions.js';
 import { isSnapshotVersion } from './layout.js';
+import { refuseHostileShape } from './xml-shape.js';
 
 /** The parts of maven-metadata.xml Trove reads and merges; everything else is kept as parsed. */
 export interface SnapshotVersion {
@@ -49,6 +50,8 @@ const XML_OPTIONS = {
   processEntities: false,
   htmlEntities: false,
   jPath: true,
+  // Kept apart from text so a merge writes it back as CDATA: as text its `<` and `&` would be raw markup.
+  cdataPropName: '#cdata',
   isArray: (_name: string, jpath: unknown) => ARRAYS.has(String(jpath)),
 };
 const parser = new XMLParser(XML_OPTIONS);
@@ -56,25 +59,6 @@ const builder = new XMLBuilder({ ...XML_OPTIONS, format: true, indentBy: '  ', s
 
 /** Bigger than any real metadata file (thousands of versions fit in a few hundred KiB). */
 export const MAX_METADATA_BYTES = 16 * 1024 * 1024;
-
-/** Real metadata nests five deep (metadata/versioning/snapshotVersions/snapshotVersion/value). */
-const MAX_DEPTH = 32;
-/** Element names that would become object keys reaching a prototype once parsed. */
-const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
-
-/**
- * Checks the element names and nesting depth before any parser sees the document: the
- * parsers recurse per level (200,000 nested tags overflow the stack) and map element names
- * onto object keys. A tag scan is enough here because DTDs, and so entities, are refused first.
- */
-function refuseHostileShape(text: string): void {
-  let depth = 0;
-  for (const m of text.matchAll(/<(\/?)([^\s/>!?]+)[^>]*?(\/?)>/g)) {
-    if (FORBIDDEN_NAMES.has(m[2]!.toLowerCase())) throw badRequest(`maven-metadata.xml: element <${m[2]}> is not allowed`);
-    if (m[1]) depth--;
-    else if (!m[3] && ++depth > MAX_DEPTH) throw badRequest(`maven-metadata.xml: elements nest deeper than ${MAX_DEPTH} levels`);
-  }
-}
 
 /**
  * Parses maven-metadata.xml. Refuses DTDs and entity declarations outright (XXE, billion
@@ -106,8 +90,18 @@ export function parseMetadata(xml: string): MetadataDoc {
   return doc;
 }
 
+/**
+ * Writes a document back as XML, and reads the result again before anyone stores it: a merge must
+ * never turn an accepted upload into a stored document that no reader (this one included) can parse.
+ */
 export function serializeMetadata(doc: MetadataDoc): string {
-  return '<?xml version="1.0" encoding="UTF-8"?>\n' + builder.build({ metadata: doc });
+  const xml = '<?xml version="1.0" encoding="UTF-8"?>\n' + builder.build({ metadata: doc });
+  try {
+    parseMetadata(xml);
+  } catch (err) {
+    throw badRequest(`maven-metadata.xml cannot be merged with what the server holds: ${(err as Error).message}`);
+  }
+  return xml;
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
 import { notFound, redirectOption, serveAsset, serveBytes, type AssetRow, type RepoRow, type TroveEnv } from '@trove/core';
-import { readSmall } from './digests.js';
 import { checkSegments, checksumSuffix, METADATA, parseMavenPath, splitSuffix, type ArtifactFile, type ChecksumAlgorithm, type MavenPath } from './layout.js';
 import { isDirectory, listChildren, renderIndex, withChecksums } from './listing.js';
-import { parseMetadata, snapshotBuildFor } from './metadata.js';
+import { snapshotBuildFor } from './metadata.js';
 import type { MavenState } from './state.js';
 
 const encodePath = (path: string) => path.split('/').map(encodeURIComponent).join('/');
@@ -33,8 +32,10 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
     if (!meta) return undefined;
     let build: string | null;
     try {
+      const doc = await st.snapshotDocs.of(meta);
+      if (!doc) return undefined;
       const { classifier, extension } = splitSuffix(p.suffix);
-      build = snapshotBuildFor(parseMetadata((await readSmall(ctx.blobs, meta)).toString('utf8')), classifier, extension);
+      build = snapshotBuildFor(doc, classifier, extension);
     } catch {
       return undefined;
     }
@@ -62,8 +63,8 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
 
   function index(c: Context<TroveEnv>, repo: RepoRow, dir: string) {
     const { children, truncated } = listChildren(ctx.assets, repo, dir);
-    if (dir && !children.length) throw notFound(`${dir}/ not found`);
-    const listed = withChecksums(children, (n) => checksumSuffix(n) !== null);
+    const listed = withChecksums(children);
+    if (dir && !listed.length) throw notFound(`${dir}/ not found`);
     return c.html(renderIndex(repo.name, dir, listed, truncated), 200, { 'Cache-Control': 'no-cache' });
   }
 
@@ -78,7 +79,9 @@ export function readHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<R
 
     const algorithm = checksumSuffix(path.slice(path.lastIndexOf('/') + 1));
     const answer = (asset: AssetRow) => (algorithm ? checksum(c, asset, algorithm) : serve(c, asset));
-    const stored = ctx.assets.get(repo, algorithm ? path.slice(0, -(algorithm.length + 1)) : path);
+    const target = algorithm ? path.slice(0, -(algorithm.length + 1)) : path;
+    // A stored checksum is one held for a file not yet uploaded: it is nothing to derive a checksum from.
+    const stored = algorithm && checksumSuffix(target.slice(target.lastIndexOf('/') + 1)) ? undefined : ctx.assets.get(repo, target);
     if (stored) return answer(stored);
 
     // Not stored: the layout tells a SNAPSHOT alias, a directory, a 404 and a 400 apart, parsed once.

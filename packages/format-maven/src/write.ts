@@ -88,7 +88,12 @@ export function writeHandler(st: MavenState): (c: Context<TroveEnv>) => Promise<
           const held = heldChecksums(repo, p.path);
           pending = held.map((h) => h.asset.path);
           const bad = await disagreeingChecksums(held, file);
-          if (bad.length && !mutable) throw conflict(`${p.path} does not match the checksum uploaded before it (${bad.join(', ')})`, 'checksum_mismatch');
+          if (bad.length && !mutable) {
+            // A held checksum checks one upload of its file: kept, it would refuse every retry of a
+            // client that uploads the file before its checksums (Maven, Gradle), for good.
+            pending.forEach((x) => ctx.assets.delete(repo, x));
+            throw conflict(`${p.path} does not match the checksum uploaded before it (${bad.join(', ')}); that checksum is dropped`, 'checksum_mismatch');
+          }
         }
       } catch (err) {
         await file.dispose();
