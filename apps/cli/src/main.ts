@@ -4,6 +4,7 @@ import { session, sessionHelp } from './commands/session.js';
 import { status, statusHelp } from './commands/status.js';
 import { upload, uploadHelp } from './commands/upload.js';
 import { CliError } from './errors.js';
+import { clean } from './terminal.js';
 
 declare const TROVE_CLI_VERSION: string;
 
@@ -28,7 +29,8 @@ the CI identity token: $TROVE_ID_TOKEN, or GitHub Actions' id-token).
 Environment:
   TROVE_URL         the server's base URL
   TROVE_CONFIG_DIR  where device keys live (default: ~/.config/trove)
-  TROVE_ID_TOKEN    a CI identity token for --oidc`;
+  TROVE_ID_TOKEN    a CI identity token for --oidc
+  TROVE_TIMEOUT     seconds to wait for an answer, or for an upload's progress (default: 60)`;
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
   login: { run: login, help: loginHelp },
@@ -65,7 +67,8 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     const message = err instanceof CliError ? err.message : `unexpected error: ${(err as Error)?.stack ?? String(err)}`;
-    process.stderr.write(`trove: ${message}\n`);
+    // Messages quote what servers said (errors, names, a Location): never raw onto the terminal.
+    process.stderr.write(clean(`trove: ${message}`) + '\n');
     process.exitCode = err instanceof CliError ? err.exitCode : 1;
   },
 );

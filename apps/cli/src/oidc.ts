@@ -1,5 +1,5 @@
 import { CliError } from './errors.js';
-import { networkMessage } from './http.js';
+import { networkMessage, readCapped } from './http.js';
 
 /**
  * The CI identity token: `$TROVE_ID_TOKEN` (GitLab `id_tokens`, or any CI that hands one
@@ -23,12 +23,15 @@ export async function identityToken(audience: string): Promise<string> {
   }
   url.searchParams.set('audience', audience);
   let res: Response;
+  let text: string;
   try {
     res = await fetch(url, { headers: { authorization: `bearer ${requestToken}`, accept: 'application/json' }, signal: AbortSignal.timeout(30_000) });
+    // Capped like every answer, and read inside the try: a slow body times out into a message.
+    text = await readCapped(res, url.origin, 'the identity token request');
   } catch (e) {
+    if (e instanceof CliError) throw e;
     throw new CliError(networkMessage(url.origin, e));
   }
-  const text = await res.text();
   let value: unknown;
   try {
     value = (JSON.parse(text) as { value?: unknown }).value;

@@ -1,5 +1,8 @@
+import { clean } from './terminal.js';
+
 /** A one-line progress bar on stderr, redrawn at most ten times a second; nothing when stderr is not a terminal. */
-export function progressBar(total: number, label: string) {
+export function progressBar(total: number, name: string) {
+  const label = clean(name); // a file's name may hold escape sequences too
   const tty = process.stderr.isTTY === true;
   let done = 0;
   let last = 0;

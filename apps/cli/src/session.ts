@@ -3,6 +3,7 @@ import { loadDevice, updateDevice } from './config.js';
 import { CliError } from './errors.js';
 import { api, retryAfter, serverMessage, type Answer } from './http.js';
 import { identityToken } from './oidc.js';
+import { tell } from './terminal.js';
 
 /** `POST /api/publish/sessions*` answers this; the token is shown once. */
 export interface PublishSession {
@@ -84,5 +85,5 @@ export async function closeSession(url: string, s: PublishSession): Promise<bool
 
 /** Closes the session; on failure says so on stderr without changing the outcome (it expires by itself). */
 export async function closeOrWarn(url: string, s: PublishSession): Promise<void> {
-  if (!(await closeSession(url, s))) process.stderr.write(`trove: could not close publish session ${s.id}; it expires at ${s.expires_at}\n`);
+  if (!(await closeSession(url, s))) tell(`trove: could not close publish session ${s.id}; it expires at ${s.expires_at}`);
 }

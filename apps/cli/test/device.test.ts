@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,8 +50,9 @@ describe('trove login', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`Logged in to ${srv.url} as device "build box" (${ap.body.id})`);
 
-    // One directory per server, 0700; key files 0600; the private key is never sent (the server holds the public half).
-    const dir = join(home, 'servers', `http_127.0.0.1_${new URL(srv.url).port}`);
+    // One directory per server URL (readable, plus a hash of the exact URL), 0700; key files 0600; the private
+    // key is never sent (the server holds the public half).
+    const dir = join(home, 'servers', `http_127.0.0.1_${new URL(srv.url).port}_${createHash('sha256').update(srv.url).digest('hex').slice(0, 16)}`);
     expect(statSync(home).mode & 0o777).toBe(0o700);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     for (const f of ['device.key', 'device.json']) expect(statSync(join(dir, f)).mode & 0o777).toBe(0o600);

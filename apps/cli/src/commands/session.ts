@@ -2,6 +2,7 @@ import { parse, sessionOptions } from '../args.js';
 import { usage } from '../errors.js';
 import { resolveUrl } from '../server-url.js';
 import { openSession } from '../session.js';
+import { say } from '../terminal.js';
 
 export const sessionHelp = `Usage: trove session REPO [--url URL] [--oidc [--audience AUD]] [--json]
 
@@ -25,6 +26,6 @@ export async function session(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw usage('session', positionals.length ? 'too many arguments' : 'REPO is required');
   const url = resolveUrl(values.url);
   const s = await openSession({ url, repo: positionals[0]!, oidc: values.oidc, audience: values.audience });
-  process.stdout.write(values.json ? JSON.stringify(s) + '\n' : s.token + '\n');
+  say(values.json ? JSON.stringify(s) : s.token);
   return 0;
 }

@@ -3,6 +3,7 @@ import { loadDevice, updateDevice } from '../config.js';
 import { CliError, usage } from '../errors.js';
 import { api, serverMessage } from '../http.js';
 import { resolveUrl } from '../server-url.js';
+import { say } from '../terminal.js';
 
 export const statusHelp = `Usage: trove status [--url URL] [--json]
 
@@ -46,9 +47,9 @@ export async function status(argv: string[]): Promise<number> {
   }
   const out = { server: url, device_id: record.device_id, name: record.name, kind: record.kind, expires_at: record.expires_at, state };
   if (values.json) {
-    console.log(JSON.stringify(out));
+    say(JSON.stringify(out));
   } else {
-    console.log(
+    say(
       [
         `server:      ${url}`,
         `device:      ${record.name} (${record.device_id})`,
@@ -57,7 +58,7 @@ export async function status(argv: string[]): Promise<number> {
         `state:       ${state}${note ? ` (${note})` : ''}`,
       ].join('\n'),
     );
-    if (state === 'revoked or expired') console.log(`Run \`trove login ${url}\` to enroll this machine again.`);
+    if (state === 'revoked or expired') say(`Run \`trove login ${url}\` to enroll this machine again.`);
   }
   return 0;
 }

@@ -4,10 +4,11 @@ import { request as httpsRequest } from 'node:https';
 import { basename } from 'node:path';
 import { parse, sessionOptions } from '../args.js';
 import { CliError, usage } from '../errors.js';
-import { networkMessage, serverMessage, type Answer } from '../http.js';
+import { MAX_ANSWER_BYTES, networkMessage, parseBody, redirectError, serverMessage, timeoutSeconds, tooLarge, type Answer } from '../http.js';
 import { progressBar } from '../progress.js';
 import { resolveUrl } from '../server-url.js';
 import { closeOrWarn, openSession, type PublishSession } from '../session.js';
+import { say } from '../terminal.js';
 
 export const uploadHelp = `Usage: trove upload REPO FILE [PATH] [--dist DIST --component COMP] [--url URL] [--oidc]
 
@@ -28,13 +29,18 @@ Options:
 
 const encodePath = (p: string) => p.split('/').map(encodeURIComponent).join('/');
 
-/** Streams the file as the request body; resolves with the answer, even one sent before the body ended (413). */
+/**
+ * Streams the file as the request body; resolves with the answer, even one sent before the body ended (413).
+ * node:http never follows a redirect: a 3xx comes back as the answer (see explain).
+ */
 function put(target: URL, file: string, size: number, token: string, contentType: string): Promise<Answer> {
   const bar = progressBar(size, basename(file));
+  const idle = timeoutSeconds();
   return new Promise((resolve, reject) => {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const stream = createReadStream(file);
     let answered = false;
+    let settled = false;
     const req = send(target, {
       method: 'PUT',
       headers: {
@@ -48,6 +54,16 @@ function put(target: URL, file: string, size: number, token: string, contentType
         expect: '100-continue',
       },
     });
+    /** Ends the upload with `e` (once): the caller then closes the session. */
+    const fail = (e: CliError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(noContinue);
+      stream.destroy();
+      req.destroy();
+      bar.finish();
+      reject(e);
+    };
     let started = false;
     const start = () => {
       if (started || answered) return;
@@ -59,49 +75,48 @@ function put(target: URL, file: string, size: number, token: string, contentType
     req.on('continue', start);
     // A server or proxy that ignores Expect gets the body after a second anyway, as curl does.
     const noContinue = setTimeout(start, 1000);
+    // The socket's idle time: reset by every byte sent or received, so a large upload on a slow line
+    // goes on, while a server that stops reading the body or never answers ends the upload.
+    req.setTimeout(idle * 1000, () =>
+      fail(new CliError(`${target.origin} stopped ${started && !answered ? 'taking the upload' : 'answering'}: nothing for ${idle} s`)),
+    );
     req.on('response', (res: IncomingMessage) => {
       answered = true;
       clearTimeout(noContinue);
       stream.destroy();
-      if (!started) res.on('end', () => req.destroy()); // answered before the body: nothing more to send
+      // Answered before the whole body was sent (a refusal, a redirect): the request can never complete,
+      // so the connection is dropped rather than held open until the server's keep-alive timeout.
+      res.on('end', () => {
+        if (!req.writableFinished) req.destroy();
+      });
       bar.finish();
       const chunks: Buffer[] = [];
       let kept = 0;
       res.on('data', (c: Buffer) => {
-        if (kept < 1 << 20) chunks.push(c);
         kept += c.length;
+        if (kept > MAX_ANSWER_BYTES) return fail(tooLarge(target.origin, 'the upload'));
+        chunks.push(c);
       });
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown = text;
-        try {
-          body = text ? JSON.parse(text) : null;
-        } catch {
-          // keep the text
-        }
+        if (settled) return;
+        settled = true;
+        const body = parseBody(Buffer.concat(chunks).toString('utf8'));
         resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body });
       });
-      res.on('error', (e) => reject(new CliError(`the upload was cut off: ${e.message}`)));
+      res.on('error', (e) => fail(new CliError(`the upload was cut off: ${e.message}`)));
     });
     req.on('error', (e) => {
       // A server that answered early (413) may close before the body is sent: the answer counts.
       if (answered) return;
-      clearTimeout(noContinue);
-      stream.destroy();
-      bar.finish();
-      reject(new CliError(networkMessage(target.origin, e)));
+      fail(new CliError(networkMessage(target.origin, e)));
     });
-    stream.on('error', (e) => {
-      clearTimeout(noContinue);
-      req.destroy();
-      bar.finish();
-      reject(new CliError(`cannot read ${file}: ${e.message}`));
-    });
+    stream.on('error', (e) => fail(new CliError(`cannot read ${file}: ${e.message}`)));
   });
 }
 
-function explain(a: Answer, s: PublishSession, where: string, size: number): CliError {
+function explain(a: Answer, s: PublishSession, where: string, size: number, server: string): CliError {
   const msg = serverMessage(a);
+  if (a.status >= 300 && a.status < 400) return redirectError(server, a.status, a.headers.get('location'), 'the upload', 'the upload carries the session token');
   switch (a.status) {
     case 409:
       return new CliError(
@@ -161,8 +176,8 @@ export async function upload(argv: string[]): Promise<number> {
       throw new CliError(`trove upload does not know how to upload to a ${s.format || 'repository of unknown format'} repository`);
     }
     const a = await put(new URL(target), file, size, s.token, type);
-    if (a.status !== 200 && a.status !== 201) throw explain(a, s, where, size);
-    process.stdout.write((typeof a.body === 'string' ? a.body : JSON.stringify(a.body)) + '\n');
+    if (a.status !== 200 && a.status !== 201) throw explain(a, s, where, size, url);
+    say(typeof a.body === 'string' ? a.body : JSON.stringify(a.body));
     return 0;
   } finally {
     await closeOrWarn(url, s);
