@@ -1,5 +1,5 @@
 /**
- * The import rules (docs/architecture.md "Dependencies"), checked by `npm test` before
+ * The import rules (docs/architecture.md, its opening paragraph), checked by `npm test` before
  * anything else runs. Type-only imports count: a circle of types is still a circle.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
