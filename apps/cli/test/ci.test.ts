@@ -63,7 +63,7 @@ describe('trove --oidc', () => {
     expect(r.stdout).toBe('');
     r = await trove(['session', 'files', '--oidc'], { configDir: home, env: { TROVE_URL: srv.url, TROVE_ID_TOKEN: await token(srv.url, { ref: 'refs/heads/feature' }) } }).done;
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('trove: no publish session for files: CI identity not allowed: claim ref does not match trust policy widgets\n');
+    expect(r.stderr).toBe('trove: no publish session for files: CI identity not allowed: no trust policy lets it publish to this repository\n');
     r = await trove(['session', 'files', '--oidc'], { configDir: home, env: { TROVE_URL: srv.url } }).done;
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^trove: --oidc needs a CI identity token: set TROVE_ID_TOKEN/);

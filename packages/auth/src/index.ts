@@ -66,10 +66,10 @@ export function createAuth(ctx: CoreContext): AuthModule {
     }
   };
   return {
-    resolver: cachedResolver(ctx, credentialResolver(ctx, { publish: publishing.verifier, failures, sessions, tokens }), tokens),
+    resolver: cachedResolver(ctx, credentialResolver(ctx, { publish: publishing.verifier, failures, sessions, tokens, hasSecondFactor: (id) => factors.hasSecondFactor(id) }), tokens),
     routes: [
       loginRoutes({ ctx, factors, sessions, pending, failures }),
-      userRoutes(ctx, proof, sessions, { onDisabled: (user) => publishing.endSessionsOf(user.id) }),
+      userRoutes(ctx, proof, sessions, failures, { onDisabled: (user) => publishing.endSessionsOf(user.id) }),
       securityRoutes(ctx, factors, sessions),
       tokenRoutes(ctx, tokens),
       auditRoutes(ctx),

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { badRequest, forbidden, readJsonObject, unauthorized, type CoreContext, type TroveEnv, type UserRow } from '@trove/core';
+import { badRequest, forbidden, readJsonObject, unauthorized, USERNAME, type CoreContext, type TroveEnv, type UserRow } from '@trove/core';
 import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { attemptKeys, type LoginMethod, type SecondFactors } from '../second-factor/index.js';
 import { clearLoginCookie, clearSessionCookie, loginCookie, sessionCookie, setLoginCookie, setSessionCookie } from '../sessions/cookies.js';
@@ -48,6 +48,9 @@ export function loginRoutes({ ctx, factors, sessions, pending, failures }: Login
   app.post('/auth/login', async (c) => {
     const b = await body(c);
     if (typeof b.username !== 'string' || !b.username || typeof b.password !== 'string') throw badRequest('username and password are required');
+    // A name no account can have (core's USERNAME rule) is no sign-in attempt: refused before the
+    // limiter and the user lookup, each of which would otherwise keep the name (up to max_json_bytes).
+    if (!USERNAME.test(b.username)) throw badRequest('not a valid user name');
     const ip = ipOf(c);
     const username = b.username;
     const password = b.password;
@@ -58,7 +61,8 @@ export function loginRoutes({ ctx, factors, sessions, pending, failures }: Login
         // Only a user's own name: an unknown one is often a password or token typed into the wrong field.
         const name = found?.username ?? '';
         ctx.audit.record({ action: 'login.failed', actor: name, ip, target: name, detail: { reason: reasonOf(found) } });
-        throw unauthorized(found?.kind === 'oidc' ? 'this account signs in with SSO' : 'wrong user name or password', false);
+        // One answer for every reason: saying "signs in with SSO" told anyone which names are SSO admins.
+        throw unauthorized('wrong user name or password', false);
       }
       return found;
     });

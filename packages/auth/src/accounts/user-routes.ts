@@ -15,6 +15,8 @@ import {
   type UserRow,
 } from '@trove/core';
 import type { FreshProofVerifier } from '../contracts.js';
+import type { TokenBuckets } from '../rate-limit/token-buckets.js';
+import { attemptKeys } from '../second-factor/index.js';
 import { setSessionCookie } from '../sessions/cookies.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
 import { meJson } from './me.js';
@@ -25,6 +27,7 @@ export function userRoutes(
   ctx: CoreContext,
   proof: Pick<FreshProofVerifier, 'hasSecondFactor'>,
   sessions: UiSessionStore,
+  failures: TokenBuckets,
   hooks: { onDisabled?: (user: UserRow) => void } = {},
 ) {
   const app = new Hono<TroveEnv>();
@@ -64,9 +67,13 @@ export function userRoutes(
     if (!cred.user.isAdmin) {
       // A user may change only their own password, proving the current one.
       if (!self || Object.keys(b).some((k) => k !== 'password' && k !== 'current_password')) throw forbidden('admin only');
-      if (typeof b.current_password !== 'string' || !(await verifyPassword(b.current_password, target.passwordHash))) {
+      // A wrong current password is a failed sign-in (SPEC Limits): same keys, counted before scrypt runs.
+      const ip = c.get('clientIp') ?? '0.0.0.0';
+      await failures.limit(attemptKeys(ip, target.username), async () => {
+        if (typeof b.current_password === 'string' && (await verifyPassword(b.current_password, target.passwordHash))) return;
+        ctx.audit.record({ action: 'auth.failed', actor: target.username, ip, target: target.username, detail: { credential: 'current password' } });
         throw unauthorized('current password is wrong', false);
-      }
+      });
     }
     const set: Partial<Pick<UserRow, 'email' | 'isAdmin' | 'disabled' | 'passwordHash'>> = {};
     if (b.email !== undefined) {

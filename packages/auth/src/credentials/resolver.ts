@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parse as parseCookies } from 'hono/utils/cookie';
-import { unauthorized, type Credential, type CoreContext, type CredentialResolver, type UserRow } from '@trove/core';
+import { unauthorized, USERNAME, type Credential, type CoreContext, type CredentialResolver, type UserRow } from '@trove/core';
 import type { PublishTokenVerifier } from '../contracts.js';
 import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { verifyPassword, verifyUserPassword } from '../accounts/passwords.js';
@@ -17,6 +17,8 @@ export interface ResolverDeps {
   failures: TokenBuckets;
   sessions: UiSessionStore;
   tokens: ReadTokenStore;
+  /** Whether the user has a TOTP authenticator or passkey (a setup-only session then no longer counts). */
+  hasSecondFactor(userId: string): boolean;
 }
 
 /**
@@ -46,14 +48,13 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
    * With `admin_password_login` off (and SSO on), a local admin's password is no admin
    * credential on `/api/`: the caller gets only what the account could do without the admin
    * flag, so every admin check (`requireAdmin`, user changes, device admin) refuses it.
-   * Format routes keep reading as before: reads are no admin route.
+   * Format routes keep reading as before: reads are no admin route. A local admin's UI session
+   * began with that password, so it is judged the same way on each request (the setting is live).
    */
-  const passwordUser = (user: UserRow, surface: 'api' | 'format'): Credential => {
-    if (surface === 'api' && user.isAdmin && !adminPasswordAllowed((k) => ctx.settings.get(k))) {
-      return { type: 'user', via: 'password', user: { ...user, isAdmin: false } };
-    }
-    return { type: 'user', via: 'password', user };
-  };
+  const withoutPasswordAdmin = (user: UserRow): UserRow =>
+    user.isAdmin && user.kind === 'local' && !adminPasswordAllowed((k) => ctx.settings.get(k)) ? { ...user, isAdmin: false } : user;
+  const passwordUser = (user: UserRow, surface: 'api' | 'format'): Credential =>
+    ({ type: 'user', via: 'password', user: surface === 'api' ? withoutPasswordAdmin(user) : user });
 
   /**
    * A failed check: audited, then 401. Counting it is `failures.limit`'s job (the 401 keeps its token).
@@ -89,7 +90,13 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
     if (!token) return { type: 'anonymous' };
     const s = deps.sessions.resolve(token);
     if (!s) return { type: 'anonymous' };
-    return { type: 'user', via: 'session', user: s.user, setupOnly: s.session.setupOnly, credentialId: s.session.id };
+    // A setup-only session was a password alone. Once the user has a second factor it proves too
+    // little: ending such sessions when a factor is added is the rule, this is the backstop.
+    if (s.session.setupOnly && deps.hasSecondFactor(s.user.id)) {
+      deps.sessions.endById(s.session.id);
+      return { type: 'anonymous' };
+    }
+    return { type: 'user', via: 'session', user: withoutPasswordAdmin(s.user), setupOnly: s.session.setupOnly, credentialId: s.session.id };
   }
 
   return {
@@ -113,7 +120,9 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
       if (password.startsWith('trs_')) return publish(password, req.ip, req.surface);
       if (password.startsWith('trp_')) return readToken(password, req.ip, req.surface);
 
-      const user = ctx.users.byName(username);
+      // A name no account can have is not looked up: the user service remembers misses, and a
+      // header's name can be kilobytes long.
+      const user = USERNAME.test(username) ? ctx.users.byName(username) : undefined;
       const keys = [`ip:${req.ip}`, `user:${username.toLowerCase()}`];
       const eligible = !!user && !user.disabled && user.kind === 'local';
       const key = eligible ? cacheKey(user, password) : undefined;

@@ -3,6 +3,7 @@ import {
   badRequest,
   conflict,
   effectiveBaseUrl,
+  forbidden,
   listQuery,
   notFound,
   page,
@@ -16,6 +17,7 @@ import { DeviceStore, ENROLL_TTL_S, parseEnrollment, POLL_INTERVAL_S } from './d
 import { body, freshProof, ipKey, ipOf, reqString, requirePublisher, requireSessionUser } from './http.js';
 import type { DeviceRow } from './schema.js';
 import { isCursor } from '../paging.js';
+import { adminPasswordAllowed } from '../sso/config.js';
 import type { SessionStore } from './sessions.js';
 
 export interface DeviceRouteParts {
@@ -77,6 +79,20 @@ export function deviceRoutes({ ctx, deps, devices, sessions, enrollLimiter }: De
     }
   };
 
+  /**
+   * While `admin_password_login` is off, a local admin's credential here is the password (over Basic,
+   * or the UI session it began) and counts without the admin flag. A device acts as its owner's
+   * current row, admin flag included, so approving one would turn that password back into admin
+   * write on every repository: refused (403) like the password sign-in. Checked on the stored row,
+   * the credential's copy has the flag stripped already.
+   */
+  const refuseLocalAdmin = (userId: string) => {
+    const row = ctx.users.byId(userId);
+    if (row?.isAdmin && row.kind === 'local' && !adminPasswordAllowed((k) => ctx.settings.get(k))) {
+      throw forbidden('administrators sign in with SSO; a local administrator cannot approve devices while admin password sign-in is off');
+    }
+  };
+
   app.get('/devices/enroll', (c) => {
     const { user } = requireSessionUser(c);
     const code = c.req.query('user_code');
@@ -95,6 +111,7 @@ export function deviceRoutes({ ctx, deps, devices, sessions, enrollLimiter }: De
   app.post('/devices/approve', async (c) => {
     const { user } = requireSessionUser(c);
     requirePublisher(user, deps.proof);
+    refuseLocalAdmin(user.id);
     const b = await body(ctx, c);
     const row = lookup(c, user, reqString(b, 'user_code', 64));
     if (row.state !== 'pending') throw conflict('this code was already used');

@@ -28,9 +28,11 @@ const fail = (why: string) => unauthorized(`CI identity token refused: ${why}`, 
  * Matches a CI identity token to a trust policy for `repo`. The unverified `iss` only
  * selects candidate policies; each candidate then verifies signature, issuer, audience
  * and expiry with its own key set. A token no enabled policy can verify gets 401; a
- * verified token whose claims or repository no policy allows gets 403.
+ * verified token whose claims or repository no policy allows gets 403 (SPEC: valid
+ * credentials without permission). Anyone can mint a verified token at a public CI issuer,
+ * so the 403 names no policy and no claim: `denied` gets that detail for the server log.
  */
-export async function matchCiToken(store: TrustStore, token: string, repo: string): Promise<CiMatch> {
+export async function matchCiToken(store: TrustStore, token: string, repo: string, denied: (detail: string) => void = () => {}): Promise<CiMatch> {
   const { decodeJwt, jwtVerify } = await jose();
   let iss: string | undefined;
   try {
@@ -82,5 +84,6 @@ export async function matchCiToken(store: TrustStore, token: string, repo: strin
     return { trust, actor: `ci:${who}`.slice(0, 200), claims };
   }
   if (!verified) throw fail(lastError);
-  throw forbidden(`CI identity not allowed: ${denial}`);
+  denied(denial);
+  throw forbidden('CI identity not allowed: no trust policy lets it publish to this repository');
 }

@@ -116,8 +116,10 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
     const b = await body(ctx, c);
     const token = reqString(b, 'token', 16 * 1024);
     const repoName = reqString(b, 'repo', 64);
-    // Taken before the (possibly remote) key set check, so parallel guesses cannot all pass.
-    const match = await deps.failures.limit([ipKey(c)], () => matchCiToken(trusts, token, repoName));
+    // Taken before the (possibly remote) key set check, so parallel guesses cannot all pass. A
+    // verified token no policy allows (403) counts too: otherwise claims could be probed without limit.
+    const denied = (why: string) => ctx.log.info({ repo: repoName, why }, 'CI identity token refused');
+    const match = await deps.failures.limit([ipKey(c)], () => matchCiToken(trusts, token, repoName, denied), (status) => status === 401 || status === 403);
     const repo = repoFor(repoName);
     // Verification awaited (remote key sets): if the policy changed meanwhile, its
     // sessions were just closed, so do not open one under the old terms.

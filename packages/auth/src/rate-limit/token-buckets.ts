@@ -1,4 +1,9 @@
+import { createHash } from 'node:crypto';
 import { rateLimited } from '@trove/core';
+
+/** Longer keys are kept as their SHA-256: a key comes from the request (a user name, an address). */
+const MAX_KEY_CHARS = 128;
+const stored = (key: string) => (key.length <= MAX_KEY_CHARS ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`);
 
 export interface TokenBucketOptions {
   /** Tokens a fresh key starts with. */
@@ -17,7 +22,8 @@ interface Bucket {
 
 /**
  * In-memory token buckets keyed by strings (`ip:1.2.3.4`, `user:alice`). Memory is
- * bounded by `maxKeys`; a Map keeps insertion order, so re-inserting on touch gives LRU.
+ * bounded by `maxKeys` and by the size of a key (a long one is kept as its hash); a Map
+ * keeps insertion order, so re-inserting on touch gives LRU.
  * Process-local on purpose: Trove is one process, and a restart only forgives attempts.
  */
 export class TokenBuckets {
@@ -29,7 +35,7 @@ export class TokenBuckets {
 
   private read(key: string): Bucket {
     const t = this.now();
-    const b = this.buckets.get(key);
+    const b = this.buckets.get(stored(key));
     if (!b) return { tokens: this.opts.burst, at: t };
     const refill = Math.floor((t - b.at) / this.opts.intervalMs);
     if (refill <= 0) return b;
@@ -37,7 +43,8 @@ export class TokenBuckets {
     return { tokens, at: tokens === this.opts.burst ? t : b.at + refill * this.opts.intervalMs };
   }
 
-  private write(key: string, b: Bucket): void {
+  private write(given: string, b: Bucket): void {
+    const key = stored(given);
     this.buckets.delete(key);
     if (b.tokens >= this.opts.burst) return; // a full bucket is the default: no need to remember it
     this.buckets.set(key, b);
@@ -70,17 +77,17 @@ export class TokenBuckets {
    * Runs an expensive credential check (scrypt, a signature, a remote key set) as one attempt.
    * The token is taken BEFORE the check, so N parallel guesses get at most the burst through
    * and the rest 429 at once; checking first and counting afterwards let every request in
-   * flight pass. A 401 is the failed attempt and keeps its token; success or any other answer
-   * gives it back.
+   * flight pass. A failed attempt (by default a 401; `failed` says which statuses are) keeps its
+   * token; success or any other answer gives it back.
    */
-  async limit<T>(keys: string[], check: () => Promise<T> | T): Promise<T> {
+  async limit<T>(keys: string[], check: () => Promise<T> | T, failed: (status: number | undefined) => boolean = (s) => s === 401): Promise<T> {
     this.consume(keys);
     try {
       const result = await check();
       for (const k of keys) this.give(k);
       return result;
     } catch (err) {
-      if ((err as { status?: number }).status !== 401) for (const k of keys) this.give(k);
+      if (!failed((err as { status?: number }).status)) for (const k of keys) this.give(k);
       throw err;
     }
   }

@@ -1,10 +1,10 @@
 import { Hono, type Context } from 'hono';
-import { badRequest, forbidden, notFound, readJsonObject, type CoreContext, type TroveEnv, type UserRow } from '@trove/core';
+import { badRequest, forbidden, notFound, readJsonObject, unauthorized, type CoreContext, type TroveEnv, type UserRow } from '@trove/core';
 import { requireUiSession } from '../sessions/guards.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
 import type { SecondFactors } from './index.js';
 import { passkeyJson } from './passkeys.js';
-import { totpJson } from './totp.js';
+import { totpCode, totpJson } from './totp.js';
 
 const name = (b: Record<string, unknown>, fallback: string): string => {
   if (b.name === undefined || b.name === null || b.name === '') return fallback;
@@ -24,10 +24,19 @@ export function securityRoutes(ctx: CoreContext, factors: SecondFactors, session
     return cred;
   };
 
-  /** The first factor proven on a setup-only session turns it into a full session. */
-  const added = (c: Context<TroveEnv>, user: UserRow, action: string, target: string) => {
+  /**
+   * The first factor proven on a setup-only session turns it into a full session; any other
+   * setup-only session of the user ends (it proved the password only). A setup-only session
+   * that ended while this request was in flight (another browser added a factor first) must
+   * not leave its factor behind: `remove` takes it out again and the caller gets 401.
+   */
+  const added = (c: Context<TroveEnv>, user: UserRow, action: string, target: string, remove: () => void) => {
     const cred = requireUiSession(c);
-    if (cred.setupOnly && cred.credentialId) sessions.upgrade(cred.credentialId);
+    if (cred.setupOnly && (!cred.credentialId || !sessions.upgrade(cred.credentialId))) {
+      remove();
+      throw unauthorized('this sign-in ended; sign in again', false);
+    }
+    sessions.endSetupOnly(user.id, cred.credentialId);
     ctx.audit.recordFor(c, { action, target: user.username, detail: { id: target } });
   };
 
@@ -50,9 +59,10 @@ export function securityRoutes(ctx: CoreContext, factors: SecondFactors, session
     const { user } = owner(c);
     const b = await body(c);
     if (typeof b.setup_id !== 'string' || !b.setup_id) throw badRequest('setup_id is required');
-    if (typeof b.code !== 'string' && typeof b.code !== 'number') throw badRequest('code is required');
-    const row = factors.totp.confirm(user, b.setup_id, String(b.code));
-    added(c, user, 'totp.add', row.id);
+    const code = totpCode(b.code);
+    if (code === undefined) throw badRequest('code is required: 6 digits, as a string or a number');
+    const row = factors.totp.confirm(user, b.setup_id, code);
+    added(c, user, 'totp.add', row.id, () => factors.totp.remove(user.id, row.id));
     return c.json(totpJson(row), 201);
   });
 
@@ -73,7 +83,7 @@ export function securityRoutes(ctx: CoreContext, factors: SecondFactors, session
     factors.passkeys.rp();
     const b = await body(c);
     const row = await factors.passkeys.register(user, name(b, 'Passkey'), b.credential);
-    added(c, user, 'passkey.add', row.id);
+    added(c, user, 'passkey.add', row.id, () => factors.passkeys.remove(user.id, row.id));
     return c.json(passkeyJson(row), 201);
   });
 

@@ -19,6 +19,16 @@ interface Setup {
   expiresAt: number;
 }
 
+/**
+ * A code as the client sent it: a string, or a JSON number for clients that send the 6 digits as
+ * one (`012345` arrives as `12345`, so it is zero-padded). Anything else is no code (undefined).
+ */
+export function totpCode(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= 999_999) return String(v).padStart(6, '0');
+  return undefined;
+}
+
 export const totpJson = (t: TotpRow) => ({ id: t.id, name: t.name, created_at: t.createdAt.toISOString() });
 
 /**
@@ -64,8 +74,9 @@ export class TotpFactors {
   }
 
   /** True when the code matches one of the user's authenticators and was not used before. */
-  verify(userId: string, code: unknown): boolean {
-    if (typeof code !== 'string') return false;
+  verify(userId: string, given: unknown): boolean {
+    const code = totpCode(given);
+    if (code === undefined) return false;
     for (const f of this.list(userId)) {
       let secret: string;
       try {

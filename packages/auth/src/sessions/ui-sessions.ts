@@ -1,4 +1,4 @@
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, lt, ne, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import type { CoreContext, UserRow } from '@trove/core';
 import { newId, sha256hex } from '../publish/crypto.js';
@@ -52,9 +52,22 @@ export class UiSessionStore {
     return { session, user };
   }
 
-  /** The first second factor was just proven on a setup-only session: it becomes a full session. */
-  upgrade(id: string): void {
-    this.ctx.db.update(uiSessions).set({ setupOnly: false }).where(eq(uiSessions.id, id)).run();
+  /**
+   * The first second factor was just proven on a setup-only session: it becomes a full session.
+   * False when the session no longer exists (it ended while the request was in flight).
+   */
+  upgrade(id: string): boolean {
+    return this.ctx.db.update(uiSessions).set({ setupOnly: false }).where(eq(uiSessions.id, id)).run().changes > 0;
+  }
+
+  /**
+   * The user now has a second factor: every setup-only session of theirs (a password alone) ends,
+   * except `keep`, the one that added the factor. Otherwise a leaked password used before the user
+   * enrolled would keep a session that can remove their factor and add its own.
+   */
+  endSetupOnly(userId: string, keep?: string): void {
+    const others = keep ? ne(uiSessions.id, keep) : undefined;
+    this.ctx.db.delete(uiSessions).where(and(eq(uiSessions.userId, userId), eq(uiSessions.setupOnly, true), others)).run();
   }
 
   /** Ends one session (logout); false when it did not exist. */

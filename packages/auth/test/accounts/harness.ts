@@ -58,8 +58,8 @@ export class Accounts {
   /**
    * `root` with a full UI session. A password over Basic only reads, so admin changes in tests
    * go through a session; it is opened in the store the sign-in routes use (as if root had
-   * signed in with a second factor) so it adds no sign-in to the audit log and works with
-   * `admin_password_login` off.
+   * signed in with a second factor) so it adds no sign-in to the audit log. root is a local admin:
+   * while `admin_password_login` is off (with SSO on) the session counts without the admin flag.
    */
   async admin(): Promise<Client> {
     this.rootClient ??= this.sessionOf('root');

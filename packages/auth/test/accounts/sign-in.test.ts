@@ -123,12 +123,15 @@ describe('sign-in refusals', () => {
     expect((await api(h, '/api/auth/login', { body: { username: 'alice' } })).status).toBe(400);
   });
 
-  it('answers an SSO user with 401', async () => {
+  it('answers an SSO user with the 401 of an unknown user (SSO admin names do not leak); the audit log tells them apart', async () => {
     h = await startAccounts();
     h.ctx.users.create({ username: 'sso-admin', kind: 'oidc', isAdmin: true });
     const r = await api(h, '/api/auth/login', { body: { username: 'sso-admin', password: 'anything-at-all' } });
+    const unknown = await api(h, '/api/auth/login', { body: { username: 'nobody-here', password: 'anything-at-all' } });
     expect(r.status).toBe(401);
-    expect(r.body.error).toMatch(/SSO/);
+    expect(r.body).toEqual(unknown.body);
+    const audit = await h.asRoot('/api/audit?action=login.failed');
+    expect(audit.body.items.map((e: any) => e.detail.reason).sort()).toEqual(['sso user', 'unknown user']);
   });
 
   it('answers a local admin with 403 when admin_password_login is off; other local users still sign in', async () => {

@@ -69,7 +69,7 @@ describe('CI proof (OIDC trust policies)', () => {
   }
 
   it('refuses wrong issuer, wrong audience, expired tokens, a rogue key, claim mismatch, unlisted repo and disabled policies', async () => {
-    h = await startHarness();
+    h = await startHarness({ env: { TR_TRUSTED_PROXIES: '127.0.0.1/32,::1/128' } });
     const ci = await issuer();
     const t = await call(h, '/api/publish/trusts', { auth: 'root@session', body: policy(ci.jwks) });
     expect((await oidc(await ci.mint({ iss: 'https://evil.example' }))).status).toBe(401);
@@ -86,8 +86,32 @@ describe('CI proof (OIDC trust policies)', () => {
     // An unsigned token with the right claims.
     const none = new jose.UnsecuredJWT({ repository: 'acme/widgets', ref: 'refs/tags/v1' }).setIssuer(ISS).setAudience(AUD).setExpirationTime('5m').encode();
     expect((await oidc(none)).status).toBe(401);
-    await call(h, `/api/publish/trusts/${t.body.id}`, { method: 'PATCH', auth: 'root@session', body: { disabled: true } });
-    expect((await oidc(await ci.mint())).status).toBe(401);
+    // Every refusal above counted (401 and 403 alike), using up this address's burst of 10: another address.
+    const elsewhere = { 'x-forwarded-for': '10.0.0.2' };
+    const off = await call(h, `/api/publish/trusts/${t.body.id}`, { method: 'PATCH', auth: 'root@session', body: { disabled: true }, headers: elsewhere });
+    expect(off.status).toBe(200);
+    const other = await call(h, '/api/publish/sessions/oidc', { body: { token: await ci.mint(), repo: 'files' }, headers: elsewhere });
+    expect(other.status).toBe(401);
+  });
+
+  it('refuses a verified token no policy allows with a 403 naming no policy or claim, counted as a failed attempt', async () => {
+    h = await startHarness();
+    const ci = await issuer();
+    expect((await call(h, '/api/publish/trusts', { auth: 'root@session', body: policy(ci.jwks, { name: 'internal-release-widgets' }) })).status).toBe(201);
+    const refusals = [await oidc(await ci.mint({ claims: { repository: 'mallory/anything' } })), await oidc(await ci.mint(), 'other')];
+    for (const r of refusals) {
+      expect(r.status).toBe(403);
+      expect(r.body.error).not.toMatch(/internal-release-widgets|claim|mallory|refs\//i);
+    }
+    expect(refusals[0]!.body).toEqual(refusals[1]!.body);
+    const statuses: number[] = [];
+    for (let i = 0; i < 20 && !statuses.includes(429); i++) statuses.push((await oidc(await ci.mint({ claims: { ref: 'refs/heads/feature' } }))).status);
+    expect(statuses.filter((s) => s === 403).length).toBeGreaterThanOrEqual(8); // the burst of 10, two spent above
+    expect(statuses.at(-1)).toBe(429);
+    // A limited caller gets 429 even with a token the policy allows.
+    const good = await oidc(await ci.mint());
+    expect(good.status).toBe(429);
+    expect(Number(good.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('ends the policy\'s open sessions when issuer, audience, claims, jwks or repos change, or it is disabled or deleted', async () => {

@@ -1,3 +1,4 @@
+import * as ed from '@noble/ed25519';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, basic, ROOT_PASSWORD } from '../accounts/harness.js';
 import { Browser, startSso, type Sso } from './harness.js';
@@ -65,5 +66,36 @@ describe('admin_password_login false', () => {
     expect((await api(h, '/api/auth/config')).body).toEqual({ password_login: true, oidc: false, admin_password_login: true });
     expect((await api(h, '/api/auth/login', { body: { username: 'root', password: ROOT_PASSWORD } })).status).toBe(200);
     expect((await api(h, '/api/settings', { auth: root })).status).toBe(200);
+  });
+
+  it('strips the admin flag from a local admin\'s UI session that began before the switch, and gives it back when SSO goes away', async () => {
+    sso = await startSso();
+    const h = sso.h;
+    const { client } = await h.withTotp('ops', { admin: true });
+    expect((await client.call('/api/settings')).status).toBe(200);
+    h.ctx.settings.setInternal({ admin_password_login: false });
+    for (const path of ['/api/settings', '/api/users', '/api/audit', '/api/publish/log']) expect([path, (await client.call(path)).status]).toEqual([path, 403]);
+    expect((await client.call('/api/users', { body: { username: 'mallory', password: 'mallory-password-1', is_admin: true } })).status).toBe(403);
+    expect((await client.call('/api/me')).body).toMatchObject({ username: 'ops', is_admin: false });
+    // The rule needs SSO: without it (here its admin values removed) the session administers again.
+    h.ctx.settings.setInternal({ 'oidc.admin_values': null });
+    expect((await client.call('/api/settings')).status).toBe(200);
+  });
+
+  it('refuses a local admin a device approval (403), by Basic password or by an older UI session, so no device gets admin write', async () => {
+    sso = await startSso();
+    const h = sso.h;
+    await h.asRoot('/api/repos', { body: { name: 'files', format: 'raw' } });
+    const { client, totp, password } = await h.withTotp('ops', { admin: true });
+    h.ctx.settings.setInternal({ admin_password_login: false });
+    const publicKey = Buffer.from(await ed.getPublicKeyAsync(ed.utils.randomSecretKey())).toString('base64url');
+    const en = await api(h, '/api/devices/enroll', { body: { name: 'laptop', kind: 'gradle', public_key: publicKey } });
+    h.secret(en.body.device_code);
+    const byBasic = await api(h, '/api/devices/approve', { auth: basic('ops', password), body: { user_code: en.body.user_code, totp_code: totp.code(1) } });
+    expect(byBasic.status).toBe(403);
+    expect(byBasic.body.error).toMatch(/SSO/);
+    const bySession = await client.call('/api/devices/approve', { body: { user_code: en.body.user_code, totp_code: totp.code(-1) } });
+    expect(bySession.status).toBe(403);
+    expect((await api(h, '/api/devices/enroll/poll', { body: { device_code: en.body.device_code } })).body.error).toBe('authorization_pending');
   });
 });
