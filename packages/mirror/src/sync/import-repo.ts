@@ -135,6 +135,19 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
   };
 
   /**
+   * Paths this run listed unreadably, and so recorded as failures. A listing can also name the same
+   * path readably (it repeats an entry, one copy spoiled): that entry then decides, imported, skipped
+   * as unchanged or failed on its own, and the unreadable one is no failure. Left in place, it would
+   * hold back the metadata above the file and refuse the cut-over.
+   */
+  const listedUnreadably = new Set<string>();
+  const listedReadably = (path: string) => {
+    if (!listedUnreadably.delete(path)) return;
+    const thisFailure = and(eq(mirrorFailures.syncId, syncId), eq(mirrorFailures.sourceRepo, sourceRepo), eq(mirrorFailures.path, path));
+    counters.failed -= db.delete(mirrorFailures).where(thisFailure).run().changes;
+  };
+
+  /**
    * An import's record in `mirror_items`, with the counters: a resumed run then skips it and finds it
    * counted as fetched. Written inside the transaction that makes the file visible (`onImported`), so
    * a kill at any moment leaves no file in the target this table does not name, which a deletion at
@@ -251,6 +264,8 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
             fail('(unreadable listing entry)', `the source listed an entry without a usable path (${reason})`);
           } else {
             kept.push(path);
+            if (listing.declared(path)?.sha1) continue; // listed readably before: that entry decides
+            listedUnreadably.add(path);
             fail(path.slice(0, 1024), `the source lists this file with an ${reason}; not imported (a copy imported earlier stays)`);
           }
         }
@@ -263,6 +278,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
       // A path listed twice (added during the enumeration, or through a group) is acted on once.
       for (const { asset, before, action } of entries) {
         if (signal.aborted) break;
+        listedReadably(asset.path);
         // What this sync fetched before a restart is already counted as fetched, not as unchanged.
         if (action === 'skip' && before?.syncId !== syncId) counters.skipped++;
         else if (action === 'fetch') await schedule(() => fetchOne(asset, before));
