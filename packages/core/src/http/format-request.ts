@@ -10,7 +10,7 @@ import type { Spool } from '@trove/blobstore';
 
 /** The opening step of every format route: repository and path from the raw URL, then the access rule. */
 export function openFormatRequest(c: Context<TroveEnv>, access: RepoAccess, format: string, mode: 'read' | 'write'): OpenedRequest {
-  const { repo: name, path, trailingSlash } = parseRepoPath(c, format);
+  const { repo: name, path, trailingSlash } = parseRepoPath(c, format, mode);
   const cred = c.get('credential');
   const repo = mode === 'write' ? access.requireWrite(cred, name, format, new URL(c.req.url).origin) : access.requireRead(cred, name, format);
   return { repo, path, trailingSlash, uploader: cred.type === 'publish' ? cred.grant.actor : '' };

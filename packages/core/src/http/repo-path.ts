@@ -4,16 +4,20 @@ import { troveError } from '../errors.js';
 const invalidPath = (message: string) => troveError('invalid_path', message);
 import type { TroveEnv } from './env.js';
 
+/** Characters no path segment may hold: the backslash, and C0 controls. */
+const FORBIDDEN_IN_SEGMENT = /[\\\u0000-\u001f\u007f]/;
 /**
- * Characters no path segment may hold: the backslash, C0 and C1 controls, and the invisible
- * formatting characters (zero-width, line and paragraph separators, bidirectional overrides and
- * isolates, BOM) that make one name look like another in a listing.
+ * Refused in a path being written too: C1 controls, line and paragraph separators, the
+ * bidirectional embeddings, overrides and isolates that reorder how a name reads ("Trojan Source",
+ * CVE-2021-42574) and the BOM. Zero-width joiners stay: Persian, Devanagari and emoji need them.
+ * Reads keep the older rule, so a file stored under such a name before stays reachable.
  */
-const FORBIDDEN_IN_SEGMENT = /[\\\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+const FORBIDDEN_IN_NEW_SEGMENT = /[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 /** Whether a decoded path segment is refused by every format route (empty, `.`, `..`, or a forbidden character). */
-export function isUnsafeSegment(segment: string): boolean {
-  return segment === '' || segment === '.' || segment === '..' || segment.includes('/') || FORBIDDEN_IN_SEGMENT.test(segment);
+export function isUnsafeSegment(segment: string, mode: 'read' | 'write' = 'write'): boolean {
+  if (segment === '' || segment === '.' || segment === '..' || segment.includes('/') || FORBIDDEN_IN_SEGMENT.test(segment)) return true;
+  return mode === 'write' && FORBIDDEN_IN_NEW_SEGMENT.test(segment);
 }
 
 /**
@@ -22,7 +26,7 @@ export function isUnsafeSegment(segment: string): boolean {
  * encoded slash, `..`, `.`, NUL, a backslash or an empty segment is refused with 400
  * instead of being normalised into something else.
  */
-export function parseRepoPath(c: Context<TroveEnv>, format: string): { repo: string; path: string; trailingSlash: boolean } {
+export function parseRepoPath(c: Context<TroveEnv>, format: string, mode: 'read' | 'write' = 'read'): { repo: string; path: string; trailingSlash: boolean } {
   // The raw request line, not a parsed URL: URL parsing would already have turned `%2e%2e` into `..` and resolved it.
   const raw = c.env?.incoming?.url ?? new URL(c.req.url).pathname;
   const pathname = raw.split('?')[0]!;
@@ -38,8 +42,8 @@ export function parseRepoPath(c: Context<TroveEnv>, format: string): { repo: str
     } catch {
       throw invalidPath('invalid percent-encoding in path');
     }
-    if (isUnsafeSegment(d)) {
-      throw invalidPath('invalid path: empty, "." or ".." segments, backslashes, control and invisible formatting characters are not allowed');
+    if (isUnsafeSegment(d, mode)) {
+      throw invalidPath('invalid path: empty, "." or ".." segments, backslashes, control characters, line separators and bidirectional overrides are not allowed');
     }
     return d;
   });
