@@ -77,9 +77,14 @@ function put(target: URL, file: string, size: number, token: string, contentType
     const noContinue = setTimeout(start, 1000);
     // The socket's idle time: reset by every byte sent or received, so a large upload on a slow line
     // goes on, while a server that stops reading the body or never answers ends the upload.
-    req.setTimeout(idle * 1000, () =>
-      fail(new CliError(`${target.origin} stopped ${started && !answered ? 'taking the upload' : 'answering'}: nothing for ${idle} s`)),
-    );
+    req.setTimeout(idle * 1000, () => {
+      if (req.writableFinished && !answered) return fail(new CliError(`${target.origin} received the whole file but did not answer within ${storing} s`));
+      fail(new CliError(`${target.origin} stopped ${started && !answered ? 'taking the upload' : 'answering'}: nothing for ${idle} s`));
+    });
+    // Once the body is sent the server stores the file before it answers (to S3: gigabytes take minutes),
+    // silent meanwhile: it gets the idle time plus a second per 10 MB.
+    const storing = Math.ceil(idle + size / 10e6);
+    req.on('finish', () => req.setTimeout(storing * 1000));
     req.on('response', (res: IncomingMessage) => {
       answered = true;
       clearTimeout(noContinue);
