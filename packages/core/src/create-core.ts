@@ -48,7 +48,7 @@ export interface Core extends CoreContext {
  */
 export async function createCore(opts: CreateCoreOptions): Promise<Core> {
   // Before anything touches the directory: a second server would clear the first one's upload spool.
-  const lock = lockDataDir(opts.dataDir);
+  const lock = await lockDataDir(opts.dataDir);
   try {
     return await openCore(opts, lock);
   } catch (err) {

@@ -37,6 +37,7 @@ export { SecretBox } from './settings/secret-box.js';
 export { parseDuration } from './settings/duration.js';
 export { defineSettings, envName, type SettingDef, type SettingsGroup, type SettingValue, type SettingItem } from './settings/types.js';
 export { readBootConfig, parseListen, BootError, BOOT_VARIABLES, type BootConfig } from './boot.js';
+export { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 export type { TroveEnv } from './http/env.js';
 export { errorHandler, notFoundHandler, toTroveError } from './http/error-mapper.js';
 export { clientIp, proxyMatcher } from './http/client-ip.js';
