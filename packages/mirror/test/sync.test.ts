@@ -107,6 +107,20 @@ describe('mirror sync', () => {
     expect((await rig.api('GET', `/mirror/sources/${id}`)).body.state).toBe('cut_over');
   });
 
+  it('takes no failure from a spoiled repeat of a file or side file listed readably on an earlier page', async () => {
+    rig = await startRig();
+    rig.nexus.addRepo('releases', 'maven2');
+    rig.nexus.put('releases', 'lib/1.0/lib-1.0.jar', 'jar bytes');
+    rig.nexus.put('releases', 'lib/1.0/lib-1.0.jar.sha1', createHash('sha1').update('jar bytes').digest('hex'));
+    for (let i = 0; i < 120; i++) rig.nexus.put('releases', `pad/1.0/f${i}.bin`, `x${i}`);
+    rig.nexus.knobs.spoiledLater.add('releases/lib/1.0/lib-1.0.jar').add('releases/lib/1.0/lib-1.0.jar.sha1');
+    const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+    await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'releases', target: 'releases', create: true }]);
+    const done = await sync(s.id);
+    expect(done.repos[0]).toMatchObject({ listed: 124, fetched: 122, failed: 0 });
+    expect((await rig.api('GET', `/mirror/syncs/${done.id}/failures`)).body.items).toEqual([]);
+  });
+
   it('gives up on a listing that keeps promising more pages without a file it has not listed, and deletes nothing', async () => {
     const id = await mirrored({ a: '1', b: '2' });
     await sync(id);
@@ -301,14 +315,14 @@ describe('mirror sync', () => {
     expect(failures.body.items[0]).toMatchObject({ path: 'evil', reason: expect.stringMatching(/downloadUrl points outside files on the source/) });
   });
 
-  it('refuses paths a format route would refuse (traversal, empty segments, control characters)', async () => {
-    const id = await mirrored({ ok: 'ok', 'a/../../escape': 'x', 'a//b': 'y', 'c/\u0001d': 'z' });
+  it('refuses paths a format route would refuse (traversal, empty segments, control characters, bidi overrides)', async () => {
+    const id = await mirrored({ ok: 'ok', 'a/../../escape': 'x', 'a//b': 'y', 'c/\u0001d': 'z', 'e/\u202eexe.txt': 'w' });
     const done = await sync(id);
-    expect(done.repos[0]).toMatchObject({ fetched: 1, failed: 3 });
+    expect(done.repos[0]).toMatchObject({ fetched: 1, failed: 4 });
     const first = await rig.api('GET', `/mirror/syncs/${done.id}/failures?limit=2`);
     const rest = await rig.api('GET', `/mirror/syncs/${done.id}/failures?limit=2&after=${first.body.next}`);
     expect(rest.body.next).toBe('');
-    expect([...first.body.items, ...rest.body.items].map((f: any) => f.reason)).toEqual(Array(3).fill(expect.stringMatching(/^unsafe path/)));
+    expect([...first.body.items, ...rest.body.items].map((f: any) => f.reason)).toEqual(Array(4).fill(expect.stringMatching(/^unsafe path/)));
     expect(rig.trove.ctx.db.$client.prepare('SELECT path FROM assets').all()).toEqual([{ path: 'ok' }]);
   });
 

@@ -37,7 +37,7 @@ const MAVEN_METADATA = /(^|\/)maven-metadata\.xml$/;
 
 /** The rules format routes apply to request paths (core's parseRepoPath), for paths a source hands us. */
 function unsafePath(path: string): boolean {
-  return path.length > 1024 || path.split('/').some(isUnsafeSegment);
+  return path.length > 1024 || path.split('/').some((segment) => isUnsafeSegment(segment));
 }
 /**
  * Commits waiting at once, at least. The fs blob store makes small imported files durable many at a
@@ -264,7 +264,7 @@ export async function importRepo(input: ImportRepoInput): Promise<void> {
             fail('(unreadable listing entry)', `the source listed an entry without a usable path (${reason})`);
           } else {
             kept.push(path);
-            if (listing.declared(path)?.sha1) continue; // listed readably before: that entry decides
+            if (listing.listedReadably(path)) continue; // listed readably before: that entry decides
             listedUnreadably.add(path);
             fail(path.slice(0, 1024), `the source lists this file with an ${reason}; not imported (a copy imported earlier stays)`);
           }

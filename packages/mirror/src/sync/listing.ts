@@ -96,6 +96,12 @@ export function repoListing(db: Db, opts: { sourceId: string; sourceRepo: string
       });
     },
 
+    /** Whether this run listed `path` readably (a side file too), not only as a broken entry `keep` recorded. */
+    listedReadably(path: string): boolean {
+      const row = declaredAt.get({ path });
+      return !!row && row.sha1 !== KEPT;
+    },
+
     /** The checksums the source declared in this run for `path` (not a side file); undefined when it was not listed. */
     declared(path: string): NexusChecksums | undefined {
       const row = declaredAt.get({ path });

@@ -83,6 +83,8 @@ export interface NexusKnobs {
   unreadableEntries: Map<string, 'field' | 'path'>;
   /** `repo/path` entries listed twice: first with a spoiled field (as `unreadableEntries`), then as they are. */
   unreadableTwins: Set<string>;
+  /** `repo/path` entries listed as they are, and again with a spoiled field on the listing's last page. */
+  spoiledLater: Set<string>;
   /** The listing never ends: past the last entry, every page repeats the repository's first entry with a new token. */
   endlessListing: boolean;
   /** REST paths (`/service/rest/v1/...`) answered only after this many milliseconds; Infinity: never answered. */
@@ -132,6 +134,7 @@ export class NexusDouble {
     trickleMs: new Map(),
     unreadableEntries: new Map(),
     unreadableTwins: new Set(),
+    spoiledLater: new Set(),
     endlessListing: false,
     slowRest: new Map(),
   };
@@ -345,6 +348,7 @@ export class NexusDouble {
       const one = this.assetJson(e.repo, e.asset, i);
       return this.knobs.unreadableTwins.has(`${e.repo.name}/${e.asset.path}`) ? [{ ...one, fileSize: -1 }, one] : [one];
     });
+    if (!next) for (const e of all.filter((x) => this.knobs.spoiledLater.has(`${x.repo.name}/${x.asset.path}`))) entries.push({ ...this.assetJson(e.repo, e.asset, 0), fileSize: -1 });
     json(200, { items: entries, continuationToken: next });
   }
 
