@@ -87,7 +87,7 @@ describe('job facility', () => {
     expect(long.error!.length).toBeLessThanOrEqual(2000);
   });
 
-  it('settles its wait even when the database refuses the final record, and leaves the job to resume', async () => {
+  it('settles its wait when the database refuses the final record, and writes it once the database takes it', async () => {
     const { jobs, sqlite } = openRunner();
     let release!: () => void;
     jobs.register('slow', () => new Promise<void>((r) => (release = r)));
@@ -96,7 +96,11 @@ describe('job facility', () => {
     sqlite.exec('CREATE TRIGGER no_finish BEFORE UPDATE ON jobs BEGIN SELECT RAISE(FAIL, \'database or disk is full\'); END');
     release();
     const end = await jobs.wait(rec.id);
-    expect(end.state).toBe('running'); // still unfinished in the database: the next start runs it again
+    expect(end.state).toBe('running'); // unfinished in the database: a restart now would run it again
+    expect(() => jobs.start('slow', 'k', {})).toThrow(); // its key stays taken meanwhile
+    sqlite.exec('DROP TRIGGER no_finish'); // the disk has room again: the end is written
+    await expect.poll(() => jobs.get(rec.id)?.state, { timeout: 5000, interval: 100 }).toBe('done');
+    expect(jobs.active('k')).toBeUndefined();
   });
 
   it('resumes an unfinished job from its checkpoint after a restart', async () => {

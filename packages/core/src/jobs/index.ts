@@ -33,7 +33,8 @@
  *   cancel it ends `cancelled` whether the handler throws or returns: a handler may stop early
  *   and return what it has, which is no `done`. After a shutdown abort the record is left
  *   `running` whatever the handler does. An outcome the database cannot take (progress that is
- *   not JSON) ends the job `failed`; a database that refuses every write leaves it `running`.
+ *   not JSON) ends the job `failed`; an end the database refuses is written again every 2 s
+ *   (the record reads `running` meanwhile, and a restart first resumes the job).
  *
  * Records: `{id, kind, key, state, progress, payload, error, createdAt, updatedAt, finishedAt}`,
  * states `running | cancelling | done | failed | cancelled`. Payload and progress are JSON and

@@ -36,6 +36,8 @@ export type JobHandler<P = any, G = any> = (run: JobRun<P, G>) => Promise<G | vo
 
 const ACTIVE: JobState[] = ['running', 'cancelling'];
 const FLUSH_MS = 250;
+/** How soon the end of a job the database refused is written again. */
+const FINISH_RETRY_MS = 2000;
 /** A job's stored error message at most: a handler's error may quote whole answers. */
 const MAX_ERROR_CHARS = 2000;
 
@@ -225,7 +227,9 @@ export class JobRunner {
       const error = `the job ended ${outcome.state}, but its outcome could not be recorded`;
       this.persist(id, { state: 'failed', error: outcome.error ? `${error}: ${outcome.error}`.slice(0, MAX_ERROR_CHARS) : error, finishedAt });
     } catch {
-      // The database refuses writes: the record stays unfinished and the next start resumes it.
+      // The database refuses writes (a full disk, a lock): tried again until it takes them. Meanwhile
+      // the record reads `running`, so its key stays taken; the next start resumes it if this process ends first.
+      if (!this.stopping) setTimeout(() => this.finish(id, outcome), FINISH_RETRY_MS).unref();
     }
   }
 
