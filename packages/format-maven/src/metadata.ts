@@ -50,8 +50,6 @@ const XML_OPTIONS = {
   processEntities: false,
   htmlEntities: false,
   jPath: true,
-  // Kept apart from text so a merge writes it back as CDATA: as text its `<` and `&` would be raw markup.
-  cdataPropName: '#cdata',
   isArray: (_name: string, jpath: unknown) => ARRAYS.has(String(jpath)),
 };
 const parser = new XMLParser(XML_OPTIONS);
@@ -67,6 +65,9 @@ export const MAX_METADATA_BYTES = 16 * 1024 * 1024;
 export function parseMetadata(xml: string): MetadataDoc {
   const text = xml.replace(/^\uFEFF/, '');
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw badRequest('maven-metadata.xml must not contain a DTD or entity declarations');
+  // Maven and Gradle never write CDATA. Read as text, its `<` and `&` became markup when a merge wrote
+  // the document back; kept apart, it is an object where Trove reads a version: refused like a DTD.
+  if (text.includes('<![CDATA[')) throw badRequest('maven-metadata.xml must not contain CDATA sections (Maven never writes them)');
   refuseHostileShape(text);
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw badRequest(`maven-metadata.xml is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);

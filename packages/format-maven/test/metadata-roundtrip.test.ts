@@ -28,8 +28,20 @@ async function mergedFrom(body: string) {
 }
 
 describe('merged maven-metadata.xml', () => {
-  it('keeps CDATA sections as CDATA', async () => {
-    const stored = await mergedFrom(doc('', '<name><![CDATA[R&D <tools>]]></name>'));
-    expect(stored).toMatch(/<name>\s*<!\[CDATA\[R&D <tools>\]\]>\s*<\/name>/);
+  it('is refused with CDATA sections, which Maven never writes: nothing is stored', async () => {
+    s = await mavenServer();
+    const { put, get } = client(s);
+    await put(`releases/${A}/1.0/x-1.0.jar`, 'a');
+    for (const body of [doc('', '<name><![CDATA[R&D <tools>]]></name>'), doc('', '').replace('<groupId>org.acme</groupId>', '<groupId><![CDATA[org.acme]]></groupId>')]) {
+      const r = await put(`releases/${A}/maven-metadata.xml`, body);
+      expect(r.status).toBe(400);
+      expect((await r.json()).error).toMatch(/CDATA/);
+    }
+    expect((await get(`releases/${A}/maven-metadata.xml`)).status).toBe(404);
+  });
+
+  it('is stored only when what the server writes parses again', async () => {
+    const stored = await mergedFrom(doc('', '<name>R&amp;D &lt;tools&gt;</name>'));
+    expect(stored).toMatch(/<name>R&amp;D &lt;tools&gt;<\/name>/);
   });
 });
