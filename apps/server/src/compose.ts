@@ -11,6 +11,9 @@ import { cliTarballPath } from 'trove-cli/tarball-path';
 import { cliDownload } from './downloads.js';
 import { webUi } from './web.js';
 
+/** How long a stop waits for requests under way before it closes their connections. */
+const SHUTDOWN_DRAIN_MS = 10_000;
+
 /**
  * Every module this server runs, in start order (core's own module comes first by itself).
  * Registration is explicit: no directory scanning. A new format is one more line here.
@@ -69,8 +72,12 @@ export async function startServer(boot: BootConfig, log: Logger, env: Record<str
     async close() {
       if (closed) return;
       closed = true;
-      await new Promise<void>((r) => server.close(() => r()));
+      // Requests under way may finish for a while; one a client holds open must not hold the stop for good.
+      const drained = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      await Promise.race([drained, new Promise((r) => setTimeout(r, SHUTDOWN_DRAIN_MS).unref())]);
       server.closeAllConnections();
+      await drained;
       await running.stop();
     },
   };

@@ -48,6 +48,21 @@ describe('server process', () => {
     expect(srv.stdout()).toMatch(/"variable":"TR_NOT_A_SETTING".*unknown TR_ variable/);
   });
 
+  it('stops on SIGTERM within its drain time although a client holds a request open', async () => {
+    srv = await startProcess();
+    const { connect } = await import('node:net');
+    const held = connect(srv.port, '127.0.0.1');
+    held.on('error', () => {});
+    held.write('POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"username":');
+    await new Promise((r) => setTimeout(r, 300));
+    const began = Date.now();
+    const code = await srv.stop();
+    srv = undefined;
+    held.destroy();
+    expect(code).toBe(0);
+    expect(Date.now() - began).toBeLessThan(15_000);
+  }, 30_000);
+
   it('stops cleanly on SIGTERM', async () => {
     srv = await startProcess();
     const code = await srv.stop();

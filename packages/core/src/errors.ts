@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   /** An uploaded checksum disagrees with the file it describes. */
   checksum_mismatch: 409,
   payload_too_large: 413,
+  /** The disk holding the spool or the blobs is full. */
+  insufficient_storage: 507,
   range_not_satisfiable: 416,
   rate_limited: 429,
   internal: 500,

@@ -23,6 +23,12 @@ async function server() {
       routes.get('/test/http-exception', () => {
         throw new HTTPException(416, { message: 'no such range' });
       });
+      routes.get('/test/disk-full', () => {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      });
+      routes.get('/test/no-file-handles', () => {
+        throw Object.assign(new Error('EMFILE: too many open files, open'), { code: 'EMFILE' });
+      });
       routes.get('/test/syntax-error', () => {
         JSON.parse('{not json');
         return new Response();
@@ -46,6 +52,16 @@ describe('error answers', () => {
     const r = await fetch(`${s!.url}/api/test/http-exception`, { headers: json('adminpw') });
     expect(r.status).toBe(416);
     expect(await r.json()).toEqual({ error: 'no such range', code: 'range_not_satisfiable' });
+  });
+
+  it('says a full disk (507) and exhausted file handles (503, Retry-After) as the server state they are', async () => {
+    await server();
+    const full = await fetch(`${s!.url}/api/test/disk-full`, { headers: json('adminpw') });
+    expect(full.status).toBe(507);
+    expect(await full.json()).toMatchObject({ code: 'insufficient_storage' });
+    const handles = await fetch(`${s!.url}/api/test/no-file-handles`, { headers: json('adminpw') });
+    expect(handles.status).toBe(503);
+    expect(handles.headers.get('retry-after')).toBe('5');
   });
 
   it('answers a SyntaxError that is not a request body with a 500, not "malformed JSON body"', async () => {

@@ -1,4 +1,6 @@
+import { readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { basic } from '@trove/core/testing/resolver';
 import type { TestServer } from '@trove/core/testing/server';
@@ -33,10 +35,64 @@ class RawConnection {
   close() {
     this.socket.destroy();
   }
+  /** Stops reading: what the server sends piles up in the socket buffers. */
+  pause() {
+    this.socket.pause();
+  }
 }
 
 const finalStatus = (received: string) => /HTTP\/1\.1 ([2-5]\d\d)/.exec(received)?.[1];
 const head = (lines: string[]) => lines.join('\r\n') + '\r\n\r\n';
+
+describe('stalled clients', () => {
+  const spoolFiles = (dir: string) => readdirSync(join(dir, 'spool')).length;
+  const until = async (test: () => boolean, ms = 5000) => {
+    const end = Date.now() + ms;
+    while (!test() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    expect(test()).toBe(true);
+  };
+
+  it('closes an upload whose body stops arriving, and removes its spool file', async () => {
+    s = await startFilesServer({ stallTimeoutMs: 500 });
+    const c = new RawConnection(s.port);
+    c.write(head(['PUT /raw/files/stalled.bin HTTP/1.1', 'Host: x', `Authorization: ${basic('pub')}`, 'Content-Length: 100000']) + 'x'.repeat(1000));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(spoolFiles(s!.dataDir)).toBe(1);
+    await c.until(() => false, 3000);
+    expect(c.closed).toBe(true);
+    await until(() => spoolFiles(s!.dataDir) === 0);
+    expect((await fetch(`${s!.url}/raw/files/stalled.bin`)).status).toBe(404);
+  });
+
+  it('closes a JSON request whose body stops arriving', async () => {
+    s = await startFilesServer({ stallTimeoutMs: 500 });
+    const c = new RawConnection(s.port);
+    c.write(head(['POST /api/repos HTTP/1.1', 'Host: x', `Authorization: ${basic('admin')}`, 'Content-Type: application/json', 'Content-Length: 100000']) + '{"name":');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c.closed).toBe(false); // taken, and waiting for the rest of its body
+    await c.until(() => false, 3000);
+    expect(c.closed).toBe(true);
+  });
+
+  it('closes a download its client stopped reading', async () => {
+    s = await startFilesServer({ stallTimeoutMs: 500 });
+    const size = 64 << 20;
+    expect((await fetch(`${s!.url}/raw/files/big.bin`, { method: 'PUT', body: Buffer.alloc(size, 7), headers: { Authorization: basic('pub') } })).status).toBe(201);
+    const socket = connect(s!.port, '127.0.0.1');
+    let received = 0;
+    const ended = new Promise((r) => socket.once('close', r));
+    socket.on('error', () => {});
+    socket.on('data', (d: Buffer) => {
+      if (received === 0) socket.pause(); // reads the first bytes, then nothing: the server's writes stop
+      received += d.length;
+    });
+    socket.write(head(['GET /raw/files/big.bin HTTP/1.1', 'Host: x']));
+    await new Promise((r) => setTimeout(r, 2000));
+    socket.resume(); // what was buffered before the server gave up, then the end of the connection
+    await ended;
+    expect(received).toBeLessThan(size); // headers included: the whole answer would be more
+  });
+});
 
 describe('upload framing', () => {
   it('answers a PUT with neither Content-Length nor chunked framing with 411 and stores nothing', async () => {

@@ -87,6 +87,8 @@ export function repoRoutes(ctx: CoreContext) {
   app.get('/search', (c) => {
     const q = (c.req.query('q') ?? '').trim();
     if (q.length < 3) throw badRequest('q must be at least 3 characters');
+    // SQLite's LIKE ends a pattern at NUL: `%00%00%00` would match every path.
+    if (/[\u0000-\u001f\u007f]/.test(q)) throw badRequest('q must not contain control characters');
     const cred = c.get('credential');
     const repoName = c.req.query('repo');
     const repos = repoName ? [ctx.access.requireRead(cred, repoName)] : visible(cred);

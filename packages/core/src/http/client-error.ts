@@ -24,9 +24,10 @@ export function jsonClientErrors(server: Server): void {
       return;
     }
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({ error: tooLarge ? 'request headers too large' : 'malformed HTTP request' });
+    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const body = JSON.stringify({ error: tooLarge ? 'request headers too large' : timedOut ? 'request timed out' : 'malformed HTTP request' });
     socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : timedOut ? '408 Request Timeout' : '400 Bad Request'}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });

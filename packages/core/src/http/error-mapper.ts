@@ -20,6 +20,10 @@ export function toTroveError(err: unknown): TroveError {
   if (err instanceof UploadTooLargeError) return new TroveError(413, 'payload_too_large', err.message);
   if (err instanceof UploadIncompleteError) return new TroveError(400, 'upload_incomplete', err.message);
   if (err instanceof HTTPException) return new TroveError(err.status, codeForStatus(err.status), err.message || 'request refused');
+  // Out of room or file handles is the server's state, not a bug: said as such, and worth retrying.
+  const errno = (err as NodeJS.ErrnoException | null)?.code;
+  if (errno === 'ENOSPC' || errno === 'EDQUOT') return new TroveError(507, 'insufficient_storage', 'the server has no room left to store this; an operator must free space');
+  if (errno === 'EMFILE' || errno === 'ENFILE') return new TroveError(503, 'unavailable', 'the server is out of file handles; try again shortly', {}, { 'Retry-After': '5' });
   return new TroveError(500, 'internal', 'internal error');
 }
 

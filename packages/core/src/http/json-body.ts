@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { badRequest, payloadTooLarge, troveError } from '../errors.js';
 import { askForBody } from './continue.js';
 import type { TroveEnv } from './env.js';
+import { closeIfStalled } from './stall.js';
 
 /**
  * Reads a small body of at most `limit` bytes into memory (JSON, a checksum). The limit is
@@ -14,6 +15,10 @@ export async function readBody(c: Context<TroveEnv>, limit: number): Promise<Buf
   askForBody(c);
   const body = c.req.raw.body;
   if (!body) return Buffer.alloc(0);
+  return closeIfStalled(c, () => readAll(body, limit));
+}
+
+async function readAll(body: ReadableStream<Uint8Array>, limit: number): Promise<Buffer> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

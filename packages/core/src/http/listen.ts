@@ -5,6 +5,7 @@ import type { AnswerCache } from './answer-cache.js';
 import { jsonClientErrors } from './client-error.js';
 import { deferContinue } from './continue.js';
 import type { TroveEnv } from './env.js';
+import { setStallTimeout } from './stall.js';
 
 const jsonError = (status: number, error: string) =>
   new Response(JSON.stringify({ error }), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' } });
@@ -14,7 +15,8 @@ const jsonError = (status: number, error: string) =>
  * Request (a backslash in the path, a bad Host) and requests Node's parser refuses
  * both get a JSON `{"error"}` 400 like every other bad input.
  */
-export function listen(app: Hono<TroveEnv>, opts: { host?: string; port: number; answers?: AnswerCache }): Promise<Server> {
+export function listen(app: Hono<TroveEnv>, opts: { host?: string; port: number; answers?: AnswerCache; stallTimeoutMs?: number }): Promise<Server> {
+  if (opts.stallTimeoutMs !== undefined) setStallTimeout(opts.stallTimeoutMs);
   const listener = getRequestListener(app.fetch, {
     errorHandler: (err) => (err instanceof Error && err.name === 'RequestError' ? jsonError(400, `malformed request: ${err.message}`) : jsonError(500, 'internal error')),
   });

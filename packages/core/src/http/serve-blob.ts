@@ -9,6 +9,7 @@ import { notFound, TroveError } from '../errors.js';
 import { recordAnswer } from './answer-cache.js';
 import type { TroveEnv } from './env.js';
 import { contentHeaders } from './active-content.js';
+import { closeIfStalled } from './stall.js';
 
 /**
  * @hono/node-server's marker for "the handler wrote the Node response itself".
@@ -173,7 +174,8 @@ export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: 
     const reader = await blobs.openReader(asset.blobKey);
     if (reader) {
       try {
-        await sendFromReader(reader, out, status, headers, span);
+        // A client that stops reading would hold the socket and the blob's file handle for good.
+        await closeIfStalled(c, () => sendFromReader(reader, out, status, headers, span));
       } catch (err) {
         if (!out.headersSent) throw err; // nothing sent yet: an ordinary 500
         c.get('log')?.error({ err, blob: asset.blobKey }, 'download cut short');
@@ -187,7 +189,7 @@ export async function serveAsset(c: Context<TroveEnv>, blobs: BlobStore, asset: 
   if (out) {
     out.writeHead(status, headers);
     // A client that goes away mid-download ends the pipeline with an error; nothing to answer then.
-    await pipeline(stream, out).catch(() => stream.destroy());
+    await closeIfStalled(c, () => pipeline(stream, out)).catch(() => stream.destroy());
     return ALREADY_SENT();
   }
   return new Response(Readable.toWeb(stream) as ReadableStream, { status, headers });

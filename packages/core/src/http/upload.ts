@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { badRequest, payloadTooLarge, TroveError } from '../errors.js';
 import { askForBody } from './continue.js';
 import type { TroveEnv } from './env.js';
+import { closeIfStalled } from './stall.js';
 
 /**
  * Streams a request body into the spool while hashing it, never holding it in memory.
@@ -30,5 +31,5 @@ export async function receiveUpload(
   askForBody(c);
   const incoming = c.env?.incoming;
   const body = incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as any) : Readable.from([]));
-  return spool.receive(body, { maxBytes: opts.maxBytes, algorithms: opts.algorithms, expectedSize });
+  return closeIfStalled(c, () => spool.receive(body, { maxBytes: opts.maxBytes, algorithms: opts.algorithms, expectedSize }));
 }

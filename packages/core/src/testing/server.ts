@@ -38,6 +38,8 @@ export async function startTestServer(
     dataDir?: string;
     /** Pass the same key with the same `dataDir` to restart a server with its stored secrets. */
     masterKey?: Buffer;
+    /** How long a stalled body or download may idle before its connection is closed (default 120 s). */
+    stallTimeoutMs?: number;
     setup?: (ctx: CoreContext) => void | ModuleInstance | Promise<void | ModuleInstance>;
   },
 ): Promise<TestServer> {
@@ -53,7 +55,7 @@ export async function startTestServer(
     masterKey: opts.masterKey ?? randomBytes(32),
   });
   const app = buildHttpApp(running);
-  const server = await listen(app, { host: '127.0.0.1', port: 0, answers: new AnswerCache(running.core) });
+  const server = await listen(app, { host: '127.0.0.1', port: 0, answers: new AnswerCache(running.core), ...(opts.stallTimeoutMs !== undefined ? { stallTimeoutMs: opts.stallTimeoutMs } : {}) });
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
