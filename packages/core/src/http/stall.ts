@@ -25,12 +25,14 @@ export async function closeIfStalled<T>(c: Context<TroveEnv>, work: () => Promis
   const socket: Socket | undefined = c.env?.incoming?.socket;
   if (!socket || stall.ms <= 0) return work();
   const onIdle = () => socket.destroy();
+  const before = socket.timeout ?? 0;
   socket.setTimeout(stall.ms);
   socket.on('timeout', onIdle);
   try {
     return await work();
   } finally {
     socket.off('timeout', onIdle);
-    socket.setTimeout(0);
+    // Node sets its keep-alive timeout once an answer is sent, which may be before this: kept then.
+    if (socket.timeout === stall.ms) socket.setTimeout(before);
   }
 }
