@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import http from 'node:http';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -37,13 +40,18 @@ async function setup(): Promise<{ h: Accounts; client: Client; password: string;
   return { h, client, password, totp, token: h.secret(created.token), tokenId: created.id };
 }
 
-/** The same database opened by another server process (here: another core in this process, with caches of its own). */
+/**
+ * The same database opened by another server process (here: another core in this process, with caches of its
+ * own), as a node of a multi-node install: its own data directory (one server per directory), the shared
+ * database and blob store.
+ */
 async function secondProcess(h: Accounts): Promise<Core> {
   other = await createCore({
-    dataDir: h.s.dataDir,
+    dataDir: mkdtempSync(join(tmpdir(), 'trove-second-')),
+    dbFile: join(h.s.dataDir, 'trove.db'),
     masterKey: randomBytes(32),
     modules: [authModule(), rawFormat],
-    env: {},
+    env: { TR_FS_ROOT: join(h.s.dataDir, 'blobs') }, // and the shared blob store
     log: pino({ level: 'silent' }),
     followLogLevel: false,
   });

@@ -5,7 +5,7 @@ import type { PublishTokenVerifier } from '../contracts.js';
 import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { verifyPassword, verifyUserPassword } from '../accounts/passwords.js';
 import { SESSION_COOKIE } from '../sessions/cookies.js';
-import { adminPasswordAllowed } from '../sso/config.js';
+import { withoutPasswordAdmin as stripPasswordAdmin } from '../sso/config.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
 import type { ReadTokenStore } from '../tokens/read-tokens.js';
 
@@ -51,8 +51,7 @@ export function credentialResolver(ctx: CoreContext, deps: ResolverDeps): Creden
    * Format routes keep reading as before: reads are no admin route. A local admin's UI session
    * began with that password, so it is judged the same way on each request (the setting is live).
    */
-  const withoutPasswordAdmin = (user: UserRow): UserRow =>
-    user.isAdmin && user.kind === 'local' && !adminPasswordAllowed((k) => ctx.settings.get(k)) ? { ...user, isAdmin: false } : user;
+  const withoutPasswordAdmin = (user: UserRow): UserRow => stripPasswordAdmin((k) => ctx.settings.get(k), user);
   const passwordUser = (user: UserRow, surface: 'api' | 'format'): Credential =>
     ({ type: 'user', via: 'password', user: surface === 'api' ? withoutPasswordAdmin(user) : user });
 

@@ -81,10 +81,11 @@ export function deviceRoutes({ ctx, deps, devices, sessions, enrollLimiter }: De
 
   /**
    * While `admin_password_login` is off, a local admin's credential here is the password (over Basic,
-   * or the UI session it began) and counts without the admin flag. A device acts as its owner's
-   * current row, admin flag included, so approving one would turn that password back into admin
-   * write on every repository: refused (403) like the password sign-in. Checked on the stored row,
-   * the credential's copy has the flag stripped already.
+   * or the UI session it began) and counts without the admin flag. Approving a device with it is
+   * refused (403) like the password sign-in: a device would otherwise outlive the password's
+   * rights. Devices approved before the switch act without the flag while it is off
+   * (`withoutPasswordAdmin` in the publish session routes and `SessionStore.verify`). Checked on
+   * the stored row, the credential's copy has the flag stripped already.
    */
   const refuseLocalAdmin = (userId: string) => {
     const row = ctx.users.byId(userId);

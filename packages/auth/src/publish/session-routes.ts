@@ -22,6 +22,7 @@ import { matchCiToken } from './oidc.js';
 import { isCursor } from '../paging.js';
 import { logJson, sessionJson, type LogFilter, type SessionStore } from './sessions.js';
 import { filterParam } from '../audit/routes.js';
+import { withoutPasswordAdmin } from '../sso/config.js';
 
 const PROOFS = ['device', 'oidc', 'manual'] as const;
 import type { TrustStore } from './trusts.js';
@@ -52,8 +53,14 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
     return repo;
   };
 
-  /** Device and manual sessions: the user must hold write on the repo now (and again on every write). */
-  const requireWriter = (user: UserRow, repo: RepoRow) => {
+  /**
+   * Device and manual sessions: the user must hold write on the repo now (and again on every write,
+   * with the grant's user from `SessionStore.verify`). A device's owner is read from the store with
+   * the admin flag; a local admin's device was approved with the password, so while
+   * `admin_password_login` is off it writes only where the account holds write itself.
+   */
+  const requireWriter = (stored: UserRow, repo: RepoRow) => {
+    const user = withoutPasswordAdmin((k) => ctx.settings.get(k), stored);
     const level = ctx.access.userLevel({ type: 'user', via: 'password', user }, repo);
     if (level !== 'write') throw forbidden(`user ${user.username} does not hold write permission on ${repo.name}`);
   };
@@ -116,10 +123,14 @@ export function sessionRoutes({ ctx, deps, devices, sessions, nonces, trusts }: 
     const b = await body(ctx, c);
     const token = reqString(b, 'token', 16 * 1024);
     const repoName = reqString(b, 'repo', 64);
-    // Taken before the (possibly remote) key set check, so parallel guesses cannot all pass. A
-    // verified token no policy allows (403) counts too: otherwise claims could be probed without limit.
+    // Taken before the (possibly remote) key set check, so parallel guesses cannot all pass; only a
+    // token that does not verify (401) keeps it. A verified token no policy allows (403) is no failed
+    // attempt (SPEC "Limits"): its claims are what the issuer signed for the caller's own identity,
+    // and the 403 names no policy and no claim, so retrying learns nothing a guess could use. Counting it
+    // in this per-address bucket let one misconfigured job on a shared runner or NAT lock every user
+    // and CI job behind that address out (429 for Basic reads and sign-ins too). The reason is logged.
     const denied = (why: string) => ctx.log.info({ repo: repoName, why }, 'CI identity token refused');
-    const match = await deps.failures.limit([ipKey(c)], () => matchCiToken(trusts, token, repoName, denied), (status) => status === 401 || status === 403);
+    const match = await deps.failures.limit([ipKey(c)], () => matchCiToken(trusts, token, repoName, denied));
     const repo = repoFor(repoName);
     // Verification awaited (remote key sets): if the policy changed meanwhile, its
     // sessions were just closed, so do not open one under the old terms.

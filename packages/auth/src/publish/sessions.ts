@@ -3,6 +3,7 @@ import type { CoreContext, PublishGrant, UserRow } from '@trove/core';
 import { newestFirstPage, type Cursor } from '../paging.js';
 import { newSessionToken, parseSessionToken, sameHash, sha256hex } from './crypto.js';
 import { sessions, type SessionRow } from './schema.js';
+import { withoutPasswordAdmin } from '../sso/config.js';
 
 /** SPEC "Publish log retention": expired sessions stay 30 days after expiry. */
 export const LOG_RETENTION_MS = 30 * 24 * 3_600_000;
@@ -83,7 +84,10 @@ export class SessionStore {
   /**
    * Hot path (every artifact request with a `trs_` token): one primary-key lookup, one
    * SHA-256, a constant-time compare and one user lookup. Returns a fresh grant with the
-   * user row as it is now, so a disabled user or a lost permission applies at once.
+   * user row as it is now, so a disabled user or a lost permission applies at once. Core's
+   * write and read checks trust `grant.user.isAdmin`: a local admin's device or manual session
+   * was opened on the password's say-so, so while `admin_password_login` is off its user comes
+   * without the flag (`withoutPasswordAdmin`), also for sessions opened before the switch.
    */
   verify(token: string): PublishGrant | null {
     const parsed = parseSessionToken(token);
@@ -95,6 +99,7 @@ export class SessionStore {
     if (row.proof !== 'oidc') {
       user = row.userId ? (this.ctx.users.byId(row.userId) ?? null) : null;
       if (!user || user.disabled) return null;
+      user = withoutPasswordAdmin((k) => this.ctx.settings.get(k), user);
     }
     return { sessionId: row.id, repo: row.repo, proof: row.proof, user, actor: user ? user.username : row.actor, expiresAt: row.expiresAt.getTime() };
   }

@@ -77,17 +77,16 @@ export class TokenBuckets {
    * Runs an expensive credential check (scrypt, a signature, a remote key set) as one attempt.
    * The token is taken BEFORE the check, so N parallel guesses get at most the burst through
    * and the rest 429 at once; checking first and counting afterwards let every request in
-   * flight pass. A failed attempt (by default a 401; `failed` says which statuses are) keeps its
-   * token; success or any other answer gives it back.
+   * flight pass. A failed attempt (a 401) keeps its token; success or any other answer gives it back.
    */
-  async limit<T>(keys: string[], check: () => Promise<T> | T, failed: (status: number | undefined) => boolean = (s) => s === 401): Promise<T> {
+  async limit<T>(keys: string[], check: () => Promise<T> | T): Promise<T> {
     this.consume(keys);
     try {
       const result = await check();
       for (const k of keys) this.give(k);
       return result;
     } catch (err) {
-      if (!failed((err as { status?: number }).status)) for (const k of keys) this.give(k);
+      if ((err as { status?: number }).status !== 401) for (const k of keys) this.give(k);
       throw err;
     }
   }

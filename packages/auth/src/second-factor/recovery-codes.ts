@@ -32,6 +32,11 @@ export class RecoveryCodes {
     return codes;
   }
 
+  /** Deletes the user's whole set (used or not); the number of rows removed. */
+  discard(userId: string): number {
+    return this.ctx.db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run().changes;
+  }
+
   unused(userId: string): number {
     return (
       this.ctx.db

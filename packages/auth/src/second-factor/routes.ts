@@ -29,14 +29,21 @@ export function securityRoutes(ctx: CoreContext, factors: SecondFactors, session
    * setup-only session of the user ends (it proved the password only). A setup-only session
    * that ended while this request was in flight (another browser added a factor first) must
    * not leave its factor behind: `remove` takes it out again and the caller gets 401.
+   * `first` (the user had no factor before this one, read before it was stored): recovery
+   * codes that exist now were minted without any factor, by a password alone (a leaked one, or
+   * an older server that allowed it), and would outlive the setup-only sessions ended here as
+   * a way back in; they are discarded. A new set can be made on the now-full session.
    */
-  const added = (c: Context<TroveEnv>, user: UserRow, action: string, target: string, remove: () => void) => {
+  const added = (c: Context<TroveEnv>, user: UserRow, first: boolean, action: string, target: string, remove: () => void) => {
     const cred = requireUiSession(c);
     if (cred.setupOnly && (!cred.credentialId || !sessions.upgrade(cred.credentialId))) {
       remove();
       throw unauthorized('this sign-in ended; sign in again', false);
     }
     sessions.endSetupOnly(user.id, cred.credentialId);
+    if (first && factors.recovery.discard(user.id) > 0) {
+      ctx.audit.recordFor(c, { action: 'recovery_codes.discard', target: user.username, detail: { reason: 'minted before the first second factor' } });
+    }
     ctx.audit.recordFor(c, { action, target: user.username, detail: { id: target } });
   };
 
@@ -61,8 +68,9 @@ export function securityRoutes(ctx: CoreContext, factors: SecondFactors, session
     if (typeof b.setup_id !== 'string' || !b.setup_id) throw badRequest('setup_id is required');
     const code = totpCode(b.code);
     if (code === undefined) throw badRequest('code is required: 6 digits, as a string or a number');
+    const first = !factors.hasSecondFactor(user.id);
     const row = factors.totp.confirm(user, b.setup_id, code);
-    added(c, user, 'totp.add', row.id, () => factors.totp.remove(user.id, row.id));
+    added(c, user, first, 'totp.add', row.id, () => factors.totp.remove(user.id, row.id));
     return c.json(totpJson(row), 201);
   });
 
@@ -82,8 +90,10 @@ export function securityRoutes(ctx: CoreContext, factors: SecondFactors, session
     const { user } = owner(c);
     factors.passkeys.rp();
     const b = await body(c);
+    // Read before the (awaited) registration: a factor added meanwhile elsewhere must not hide that this one came first.
+    const first = !factors.hasSecondFactor(user.id);
     const row = await factors.passkeys.register(user, name(b, 'Passkey'), b.credential);
-    added(c, user, 'passkey.add', row.id, () => factors.passkeys.remove(user.id, row.id));
+    added(c, user, first, 'passkey.add', row.id, () => factors.passkeys.remove(user.id, row.id));
     return c.json(passkeyJson(row), 201);
   });
 
@@ -102,8 +112,18 @@ export function securityRoutes(ctx: CoreContext, factors: SecondFactors, session
     return c.body(null, 204);
   });
 
+  /**
+   * Recovery codes are a way back in to an account that has a second factor, never a substitute
+   * for one: minted by a password alone (a setup-only session) they would let whoever knew the
+   * password in after the owner enrolls. So they need a factor first; the web UI offers them after
+   * the first factor, on the session that factor just made full. Without any factor (all removed)
+   * a full session gets the same answer: such codes could not sign in and would be discarded anyway.
+   */
   app.post('/security/recovery-codes', (c) => {
-    const { user } = owner(c);
+    const { user, setupOnly } = owner(c);
+    if (setupOnly || !factors.hasSecondFactor(user.id)) {
+      throw forbidden('add an authenticator app or a passkey first; recovery codes come after a second factor', 'second_factor_required');
+    }
     const codes = factors.recovery.replace(user.id);
     ctx.audit.recordFor(c, { action: 'recovery_codes.replace', target: user.username });
     return c.json({ codes }, 201);

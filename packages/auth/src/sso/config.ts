@@ -1,4 +1,4 @@
-import { parseDuration, type SettingValue } from '@trove/core';
+import { parseDuration, type SettingValue, type UserRow } from '@trove/core';
 
 /** The `oidc.*` settings SSO runs on, resolved. */
 export interface SsoConfig {
@@ -66,4 +66,14 @@ export function ssoConfig(get: Get): SsoConfig | null {
  */
 export function adminPasswordAllowed(get: Get): boolean {
   return get('admin_password_login') !== false || ssoConfig(get) === null;
+}
+
+/**
+ * A local admin's rights while `admin_password_login` is off (with SSO on): the user without the
+ * admin flag. Everything such an admin holds was opened with the password, directly (HTTP Basic,
+ * a UI session) or through a device or manual publish session approved with it, possibly before
+ * the switch; each is judged by this on every use, since the setting is live. Other users as is.
+ */
+export function withoutPasswordAdmin(get: Get, user: UserRow): UserRow {
+  return user.isAdmin && user.kind === 'local' && !adminPasswordAllowed(get) ? { ...user, isAdmin: false } : user;
 }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as jose from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, rawPut, startHarness, type Harness } from './harness.js';
+import { basicAuth, call, rawPut, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 let jwksServer: Server | undefined;
@@ -86,7 +86,7 @@ describe('CI proof (OIDC trust policies)', () => {
     // An unsigned token with the right claims.
     const none = new jose.UnsecuredJWT({ repository: 'acme/widgets', ref: 'refs/tags/v1' }).setIssuer(ISS).setAudience(AUD).setExpirationTime('5m').encode();
     expect((await oidc(none)).status).toBe(401);
-    // Every refusal above counted (401 and 403 alike), using up this address's burst of 10: another address.
+    // The 401s above counted against this address: the rest comes from another one.
     const elsewhere = { 'x-forwarded-for': '10.0.0.2' };
     const off = await call(h, `/api/publish/trusts/${t.body.id}`, { method: 'PATCH', auth: 'root@session', body: { disabled: true }, headers: elsewhere });
     expect(off.status).toBe(200);
@@ -94,24 +94,26 @@ describe('CI proof (OIDC trust policies)', () => {
     expect(other.status).toBe(401);
   });
 
-  it('refuses a verified token no policy allows with a 403 naming no policy or claim, counted as a failed attempt', async () => {
+  it('refuses a verified token no policy allows with a 403 naming no policy or claim, not counted against the address', async () => {
     h = await startHarness();
     const ci = await issuer();
     expect((await call(h, '/api/publish/trusts', { auth: 'root@session', body: policy(ci.jwks, { name: 'internal-release-widgets' }) })).status).toBe(201);
+    await h.ctx.assets.commitBytes({ repo: h.ctx.repos.byName('files')!, path: 'a.txt', bytes: 'hello', contentType: 'text/plain', onExisting: 'deny', uploader: 'root' });
     const refusals = [await oidc(await ci.mint({ claims: { repository: 'mallory/anything' } })), await oidc(await ci.mint(), 'other')];
     for (const r of refusals) {
       expect(r.status).toBe(403);
       expect(r.body.error).not.toMatch(/internal-release-widgets|claim|mallory|refs\//i);
     }
     expect(refusals[0]!.body).toEqual(refusals[1]!.body);
+    // One misconfigured job retrying on a shared runner (one address for everyone behind it): more
+    // refusals than the burst of 10. SPEC "Limits": only failed publish-token attempts and wrong
+    // second-factor codes count, and a verified token is neither, so nobody else there is locked out.
     const statuses: number[] = [];
-    for (let i = 0; i < 20 && !statuses.includes(429); i++) statuses.push((await oidc(await ci.mint({ claims: { ref: 'refs/heads/feature' } }))).status);
-    expect(statuses.filter((s) => s === 403).length).toBeGreaterThanOrEqual(8); // the burst of 10, two spent above
-    expect(statuses.at(-1)).toBe(429);
-    // A limited caller gets 429 even with a token the policy allows.
-    const good = await oidc(await ci.mint());
-    expect(good.status).toBe(429);
-    expect(Number(good.headers.get('retry-after'))).toBeGreaterThan(0);
+    for (let i = 0; i < 11; i++) statuses.push((await oidc(await ci.mint({ claims: { ref: 'refs/heads/feature' } }))).status);
+    expect(statuses).toEqual(Array(11).fill(403));
+    const read = await fetch(`${h.s.url}/raw/files/a.txt`, { headers: { authorization: basicAuth('alice') } });
+    expect(read.status).toBe(200);
+    expect((await oidc(await ci.mint())).status).toBe(201);
   });
 
   it('ends the policy\'s open sessions when issuer, audience, claims, jwks or repos change, or it is disabled or deleted', async () => {

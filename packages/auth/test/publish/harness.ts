@@ -7,7 +7,7 @@ import type { FreshProofVerifier, PublishingModule } from '../../src/contracts.j
 import { createPublishing, publishMigrations } from '../../src/publish/index.js';
 import { FRESH_PROOF_ROUTES, PUBLISH_PATHS } from '../../src/index.js';
 import { failedAttemptLimiter, type TokenBuckets } from '../../src/rate-limit/token-buckets.js';
-import { publishSettings } from '../../src/settings.js';
+import { publishSettings, sessionSettings, ssoSettings } from '../../src/settings.js';
 
 /**
  * Test double for the accounts half (issue 3): users sign in with their user name as the
@@ -48,7 +48,9 @@ export async function startHarness(opts: { env?: Record<string, string> } = {}):
   // Publishing alone, with a fake second-factor check and a small resolver of its own: a module of the test.
   const publishingModule = defineModule({
     name: 'publishing',
-    settings: publishSettings,
+    // The sign-in and SSO groups too: a local admin's device and manual sessions follow `admin_password_login`
+    // (a sign-in setting that applies only while SSO is on), as in the real auth module.
+    settings: [publishSettings, sessionSettings, ssoSettings],
     migrations: publishMigrations,
     create: async (ctx) => {
       for (const [name, admin] of [['alice', false], ['bob', false], ['root', true], ['sso', false]] as const) {

@@ -98,4 +98,50 @@ describe('admin_password_login false', () => {
     expect(bySession.status).toBe(403);
     expect((await api(h, '/api/devices/enroll/poll', { body: { device_code: en.body.device_code } })).body.error).toBe('authorization_pending');
   });
+  it('takes the admin flag from a local admin\'s device and manual sessions approved before the switch: writes need explicit write permission', async () => {
+    sso = await startSso();
+    const h = sso.h;
+    await h.asRoot('/api/repos', { body: { name: 'files', format: 'raw' } });
+    const repo = h.ctx.repos.byName('files')!;
+    // ops holds no permission on files: while admin password sign-in is allowed, the admin flag is its write.
+    const { client, totp } = await h.withTotp('ops', { admin: true });
+    const secretKey = ed.utils.randomSecretKey();
+    const publicKey = Buffer.from(await ed.getPublicKeyAsync(secretKey)).toString('base64url');
+    const en = await api(h, '/api/devices/enroll', { body: { name: 'laptop', kind: 'gradle', public_key: publicKey } });
+    h.secret(en.body.device_code);
+    expect((await client.call('/api/devices/approve', { body: { user_code: en.body.user_code, totp_code: totp.code(1) } })).status).toBe(201);
+    const deviceId = (await api(h, '/api/devices/enroll/poll', { body: { device_code: en.body.device_code } })).body.device_id as string;
+    const deviceSession = async () => {
+      const nonce = (await api(h, '/api/publish/challenge', { body: { device_id: deviceId } })).body.nonce;
+      const signature = Buffer.from(await ed.signAsync(new TextEncoder().encode(`service publish v1\n${nonce}\n${deviceId}\nfiles`), secretKey)).toString('base64url');
+      const r = await api(h, '/api/publish/sessions', { body: { device_id: deviceId, repo: 'files', nonce, signature } });
+      if (r.body?.token) h.secret(r.body.token);
+      return r;
+    };
+    const put = (token: string, path: string) => fetch(`${h.url}/raw/files/${path}`, { method: 'PUT', body: 'bits', headers: { authorization: basic('ops', token) } });
+    const early = await deviceSession();
+    expect(early.status).toBe(201);
+    const manual = await client.call('/api/publish/sessions/manual', { body: { repo: 'files', totp_code: totp.code(-1) } });
+    expect(manual.status).toBe(201);
+    h.secret(manual.body.token);
+    expect((await put(early.body.token, 'before.txt')).status).toBe(201);
+
+    h.ctx.settings.setInternal({ admin_password_login: false });
+    // Sessions opened before the switch: checked again on each write, without the flag.
+    expect((await put(early.body.token, 'device.txt')).status).toBe(403);
+    expect((await put(manual.body.token, 'manual.txt')).status).toBe(403);
+    // A new session from the approved device: refused like any user without write.
+    const later = await deviceSession();
+    expect(later.status).toBe(403);
+    expect(later.body.error).toMatch(/write permission/);
+    expect(h.ctx.assets.get(repo, 'device.txt')).toBeFalsy();
+    expect(h.ctx.assets.get(repo, 'manual.txt')).toBeFalsy();
+
+    // Explicit write permission is what the device acts on now.
+    h.ctx.permissions.set(repo, 'ops', 'write');
+    const granted = await deviceSession();
+    expect(granted.status).toBe(201);
+    expect((await put(granted.body.token, 'granted.txt')).status).toBe(201);
+    expect((await put(early.body.token, 'early-granted.txt')).status).toBe(201);
+  });
 });
