@@ -35,11 +35,15 @@ export const ERROR_CODES = {
   /** An uploaded checksum disagrees with the file it describes. */
   checksum_mismatch: 409,
   payload_too_large: 413,
+  /** A request body in a content coding Trove does not undo (gzip, br, ...). */
+  unsupported_encoding: 415,
   /** The disk holding the spool or the blobs is full. */
   insufficient_storage: 507,
   range_not_satisfiable: 416,
   rate_limited: 429,
   internal: 500,
+  /** A request body in a transfer coding other than chunked. */
+  not_implemented: 501,
   bad_gateway: 502,
   unavailable: 503,
 } as const satisfies Record<string, number>;

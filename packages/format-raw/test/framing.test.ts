@@ -44,6 +44,25 @@ class RawConnection {
 const finalStatus = (received: string) => /HTTP\/1\.1 ([2-5]\d\d)/.exec(received)?.[1];
 const head = (lines: string[]) => lines.join('\r\n') + '\r\n\r\n';
 
+describe('coded bodies', () => {
+  it('refuses a content or transfer coding it would store undone: 415 and 501, nothing stored', async () => {
+    s = await startFilesServer();
+    const { gzipSync } = await import('node:zlib');
+    const zipped = gzipSync(Buffer.from('hello'));
+    let r = await fetch(`${s.url}/raw/files/a.txt`, { method: 'PUT', body: zipped, headers: { Authorization: basic('pub'), 'Content-Encoding': 'gzip' } });
+    expect(r.status).toBe(415);
+    expect((await r.json()).code).toBe('unsupported_encoding');
+    const c = new RawConnection(s.port);
+    c.write(head(['PUT /raw/files/b.txt HTTP/1.1', 'Host: x', `Authorization: ${basic('pub')}`, 'Transfer-Encoding: gzip, chunked']) + `${zipped.length.toString(16)}\r\n` + zipped.toString('latin1') + '\r\n0\r\n\r\n');
+    expect(finalStatus(await c.until((got) => !!finalStatus(got)))).toBe('501');
+    c.close();
+    r = await fetch(`${s.url}/api/repos`, { method: 'POST', body: gzipSync('{"name":"x","format":"raw"}'), headers: { Authorization: basic('admin'), 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' } });
+    expect(r.status).toBe(415);
+    for (const p of ['a.txt', 'b.txt']) expect((await fetch(`${s.url}/raw/files/${p}`)).status).toBe(404);
+    expect((await fetch(`${s.url}/raw/files/a.txt`, { method: 'PUT', body: 'plain', headers: { Authorization: basic('pub'), 'Content-Encoding': 'identity' } })).status).toBe(201);
+  });
+});
+
 describe('stalled clients', () => {
   const spoolFiles = (dir: string) => readdirSync(join(dir, 'spool')).length;
   const until = async (test: () => boolean, ms = 5000) => {

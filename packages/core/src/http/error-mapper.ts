@@ -35,7 +35,7 @@ export function errorHandler(err: Error, c: Context<TroveEnv>): Response {
   else log?.debug({ status: e.status, code: e.code }, e.message);
   const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...e.headers };
   // A request whose body we refused may still be streaming in: close the connection rather than read it all.
-  if ((e.status === 413 || e.status === 400) && c.env?.incoming && !c.env.incoming.complete) headers.Connection = 'close';
+  if ([400, 413, 415, 501].includes(e.status) && c.env?.incoming && !c.env.incoming.complete) headers.Connection = 'close';
   return new Response(c.req.method === 'HEAD' ? null : JSON.stringify({ error: e.message, code: e.code, ...e.body }), { status: e.status, headers });
 }
 

@@ -3,6 +3,7 @@ import { badRequest, payloadTooLarge, troveError } from '../errors.js';
 import { askForBody } from './continue.js';
 import type { TroveEnv } from './env.js';
 import { closeIfStalled } from './stall.js';
+import { refuseCodedBody } from './body-codings.js';
 
 /**
  * Reads a small body of at most `limit` bytes into memory (JSON, a checksum). The limit is
@@ -12,6 +13,7 @@ import { closeIfStalled } from './stall.js';
 export async function readBody(c: Context<TroveEnv>, limit: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (declared > limit) throw payloadTooLarge(limit);
+  refuseCodedBody(c);
   askForBody(c);
   const body = c.req.raw.body;
   if (!body) return Buffer.alloc(0);

@@ -5,6 +5,7 @@ import { badRequest, payloadTooLarge, TroveError } from '../errors.js';
 import { askForBody } from './continue.js';
 import type { TroveEnv } from './env.js';
 import { closeIfStalled } from './stall.js';
+import { refuseCodedBody } from './body-codings.js';
 
 /**
  * Streams a request body into the spool while hashing it, never holding it in memory.
@@ -28,6 +29,7 @@ export async function receiveUpload(
     // Without either framing Node reads an empty body: an upload would be stored as 0 bytes.
     throw new TroveError(411, 'bad_request', 'an upload needs Content-Length or chunked Transfer-Encoding');
   }
+  refuseCodedBody(c);
   askForBody(c);
   const incoming = c.env?.incoming;
   const body = incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as any) : Readable.from([]));
