@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { defineFormat, notFound, serveAsset, type CoreContext, type Credential, type FormatContext, type TroveEnv } from '@trove/core';
@@ -164,4 +165,26 @@ export async function eventually<T>(fn: () => Promise<T | undefined | false>, ti
     if (Date.now() > until) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 30));
   }
+}
+
+/** Maps a fresh raw source repository `files` holding `files` to a new target `files`; the source's id. */
+export async function mapFiles(rig: Rig, files: Record<string, string | Buffer>): Promise<string> {
+  rig.nexus.addRepo('files', 'raw');
+  for (const [p, c] of Object.entries(files)) rig.nexus.put('files', p, c, { uploader: 'jane', uploaderIp: '10.9.8.7' });
+  const { body: s } = await rig.api('POST', '/mirror/sources', { name: 'nexus', base_url: rig.nexus.url, username: 'admin', password: 'admin123' });
+  expect((await rig.api('PUT', `/mirror/sources/${s.id}/repos`, [{ source_repo: 'files', target: 'files', create: true }])).status).toBe(200);
+  return s.id as string;
+}
+
+/** A file of the target `files`, read as admin. */
+export async function readFile(rig: Rig, path: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${rig.trove.url}/raw/files/${path}`, { headers: { Authorization: basic('admin') } });
+  return { status: res.status, text: await res.text() };
+}
+
+/** Starts a sync of source `id` (202) and waits for its end. */
+export async function syncOnce(rig: Rig, id: string) {
+  const started = await rig.api('POST', `/mirror/sources/${id}/sync`);
+  expect(started.status).toBe(202);
+  return waitSync(rig, started.body.id);
 }
