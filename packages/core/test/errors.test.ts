@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
+import { connect } from 'node:net';
 import { HTTPException } from 'hono/http-exception';
 import { afterEach, describe, expect, it } from 'vitest';
 import { schema, type Credential, type TroveEnv } from '../src/index.js';
@@ -37,6 +38,19 @@ async function server() {
     },
   });
   return s;
+}
+
+/** Sends raw request bytes and resolves with everything the server answers before it closes. */
+function rawExchange(url: string, request: string): Promise<string> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
 }
 
 describe('error answers', () => {
@@ -81,5 +95,14 @@ describe('error answers', () => {
     const r = await fetch(`${s!.url}/api/repos/notes`, { headers: json('adminpw') });
     expect(r.status).toBe(500);
     expect(((await r.json()) as { error: string }).error).not.toMatch(/JSON/);
+  });
+  it('answers a request without Host, or with an expectation it cannot meet, with a JSON body', async () => {
+    await server();
+    const noHost = await rawExchange(s!.url, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(noHost).toMatch(/^HTTP\/1\.1 400 /);
+    expect(noHost).toMatch(/\r\n\r\n\{"error":"[^"]*[Hh]ost/);
+    const expect417 = await rawExchange(s!.url, 'PUT /api/repos HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    expect(expect417).toMatch(/^HTTP\/1\.1 417 /);
+    expect(expect417).toMatch(/\r\n\r\n\{"error":"[^"]*Expect/);
   });
 });

@@ -1,5 +1,5 @@
 import { getRequestListener } from '@hono/node-server';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type { AnswerCache } from './answer-cache.js';
 import { jsonClientErrors } from './client-error.js';
@@ -9,6 +9,14 @@ import { setStallTimeout } from './stall.js';
 
 const jsonError = (status: number, error: string) =>
   new Response(JSON.stringify({ error }), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' } });
+
+/** An `Expect` other than 100-continue: 417 as Node would, but with the JSON body every refusal has. */
+function refuseExpectation(req: IncomingMessage, res: ServerResponse): void {
+  const body = JSON.stringify({ error: 'unsupported Expect header: only 100-continue is understood' });
+  res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.end(body);
+  req.resume();
+}
 
 /**
  * Starts a Node HTTP server for the app. Requests the adapter cannot turn into a
@@ -22,9 +30,12 @@ export function listen(app: Hono<TroveEnv>, opts: { host?: string; port: number;
   });
   const answers = opts.answers;
   // A repeated small GET is answered from memory before the fetch adapter and Hono run (answer-cache.ts).
-  const server = createServer(answers ? (req, res) => void (answers.tryAnswer(req, res) || listener(req, res)) : listener);
+  // Without Host the fetch adapter refuses the request itself, so the errorHandler above gives
+  // it the JSON 400 Node's own check (a bare 400) would not.
+  const server = createServer({ requireHostHeader: false }, answers ? (req, res) => void (answers.tryAnswer(req, res) || listener(req, res)) : listener);
   // `Expect: 100-continue`: decide the answer first; body readers send 100 Continue (continue.ts).
   server.on('checkContinue', deferContinue(listener));
+  server.on('checkExpectation', refuseExpectation);
   jsonClientErrors(server);
   // Long uploads and slow downloads are normal for an artifact server: no overall request timeout.
   server.requestTimeout = 0;
