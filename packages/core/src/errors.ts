@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   /** A setup-only session outside second-factor setup. */
   second_factor_required: 403,
   not_found: 404,
+  /** A path the format serves, with a method it has no route for (the answer's Allow lists those it has). */
+  method_not_allowed: 405,
   conflict: 409,
   /** A release (non-SNAPSHOT Maven file, a Debian package identity) cannot change. */
   release_immutable: 409,

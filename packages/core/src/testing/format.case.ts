@@ -116,6 +116,19 @@ export function describeFormatConformance(c: FormatCase): void {
       expect(r.headers.get('www-authenticate')).toMatch(/^Basic/);
     });
 
+    it('answers a method the format has no route for with 405 and the methods it has', async () => {
+      const r = await fetch(url(REPOS.open, c.readBack), { method: 'PATCH', headers: { Authorization: basic('reader') } });
+      expect(r.status).toBe(405);
+      const allow = (r.headers.get('allow') ?? '').split(/,\s*/);
+      expect(allow).toEqual(expect.arrayContaining(['GET', 'HEAD']));
+      expect(await r.json()).toMatchObject({ code: 'method_not_allowed' });
+      const upload = await fetch(url(REPOS.open, c.upload.path), { method: 'PATCH', headers: { Authorization: basic('reader') } });
+      expect(upload.headers.get('allow')).toContain(c.upload.method);
+      const options = await fetch(url(REPOS.open, c.upload.path), { method: 'OPTIONS' });
+      expect(options.status).toBe(204);
+      expect(options.headers.get('allow')).toContain(c.upload.method);
+    });
+
     it('answers a signed-in caller 404 for an unknown repository', async () => {
       const r = await fetch(url('no-such-repo', c.readBack), { headers: { Authorization: basic('reader') } });
       expect(r.status).toBe(404);
