@@ -20,6 +20,9 @@ describe('sign-in in the browser', () => {
     // no second factor yet: the setup-only session goes straight to setting one up
     await page.getByText('Set up a second factor to continue.').waitFor();
     expect(page.url()).toContain('#/security');
+    // recovery codes stand in for a factor, so none are offered before one exists (the server refuses them)
+    await page.getByText('Recovery codes can be made once you have an authenticator app or a passkey.').waitFor();
+    expect(await page.getByRole('button', { name: 'Generate recovery codes' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Add an authenticator app' }).click();
     const secret = await page.getByTestId('totp-secret').getAttribute('data-secret');
     expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
@@ -30,6 +33,7 @@ describe('sign-in in the browser', () => {
     await page.getByText('Your second factor is set up.').waitFor();
     // the session is a full one now: the admin's pages are offered
     await page.getByRole('link', { name: 'Manage repos' }).waitFor();
+    await page.getByRole('button', { name: 'Generate recovery codes' }).waitFor();
 
     // sign out, then sign in again: password, then a fresh code (the next step; this one is spent)
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -4,7 +4,8 @@ import { CopyButton } from '../../components/copy-button';
 import { ErrorMessage } from '../../components/states';
 import { useAction } from '../../use-action';
 
-export function RecoverySection({ unused, onChange }: { unused: number; onChange(): void }) {
+/** `available`: the user has a TOTP app or passkey; recovery codes stand in for one, so the server refuses them before. */
+export function RecoverySection({ unused, available, onChange }: { unused: number; available: boolean; onChange(): void }) {
   const [codes, setCodes] = useState<string[] | null>(null);
   const { busy, error, run } = useAction();
   const [asking, setAsking] = useState(false);
@@ -57,7 +58,9 @@ export function RecoverySection({ unused, onChange }: { unused: number; onChange
         </div>
       )}
       <ErrorMessage error={error} />
-      {!codes &&
+      {!available && !codes && <p>Recovery codes can be made once you have an authenticator app or a passkey.</p>}
+      {available &&
+        !codes &&
         (unused > 0 && !asking ? (
           <button type="button" onClick={() => setAsking(true)}>
             Generate a new set

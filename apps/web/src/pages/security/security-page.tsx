@@ -45,7 +45,7 @@ export function SecurityPage({ setup, next }: { setup: boolean; next: string | n
         <div className="stack">
           <TotpSection items={sec.data.totp} onChange={changed} />
           <PasskeySection items={sec.data.passkeys} onChange={changed} />
-          <RecoverySection unused={sec.data.recovery_codes} onChange={changed} />
+          <RecoverySection unused={sec.data.recovery_codes} available={sec.data.second_factor && !me?.second_factor_required} onChange={changed} />
           {me && !me.second_factor_required && <PasswordSection username={me.username} />}
         </div>
       )}
