@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { badRequest } from '../errors.js';
 import type { TroveEnv } from './env.js';
+import { rawRequestTarget } from './repo-path.js';
 
 const isDotSegment = (segment: string): boolean => {
   if (segment === '.' || segment === '..') return true;
@@ -21,7 +22,7 @@ const isDotSegment = (segment: string): boolean => {
  */
 export function refuseDotSegments(): MiddlewareHandler<TroveEnv> {
   return async function refuseDotSegmentsMiddleware(c, next) {
-    const raw = c.env?.incoming?.url;
+    const raw = rawRequestTarget(c);
     if (raw && raw.split('?')[0]!.split('/').some(isDotSegment)) {
       throw badRequest('invalid path: "." and ".." segments are not allowed');
     }

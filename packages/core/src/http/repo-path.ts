@@ -20,6 +20,20 @@ export function isUnsafeSegment(segment: string, mode: 'read' | 'write' = 'write
   return mode === 'write' && FORBIDDEN_IN_NEW_SEGMENT.test(segment);
 }
 
+/** `http://host:port` in front of an absolute-form request target (RFC 9112 3.2.2), which a server must accept. */
+const ABSOLUTE_FORM_PREFIX = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+/**
+ * The request target as the client sent it, still percent-encoded, in origin form (`/path?query`).
+ * URL parsing would already have turned `%2e%2e` into `..` and resolved it; this does not.
+ */
+export function rawRequestTarget(c: Context<TroveEnv>): string | undefined {
+  const raw = c.env?.incoming?.url;
+  if (raw === undefined || raw.startsWith('/')) return raw;
+  const origin = ABSOLUTE_FORM_PREFIX.exec(raw);
+  return origin ? raw.slice(origin[0].length) || '/' : raw;
+}
+
 /**
  * Splits the raw (still percent-encoded) request path after `/{format}/` into the
  * repository name and a normalised file path. Decoding happens per segment, so an
@@ -27,8 +41,7 @@ export function isUnsafeSegment(segment: string, mode: 'read' | 'write' = 'write
  * instead of being normalised into something else.
  */
 export function parseRepoPath(c: Context<TroveEnv>, format: string, mode: 'read' | 'write' = 'read'): { repo: string; path: string; trailingSlash: boolean } {
-  // The raw request line, not a parsed URL: URL parsing would already have turned `%2e%2e` into `..` and resolved it.
-  const raw = c.env?.incoming?.url ?? new URL(c.req.url).pathname;
+  const raw = rawRequestTarget(c) ?? new URL(c.req.url).pathname;
   const pathname = raw.split('?')[0]!;
   const prefix = `/${format}/`;
   if (!pathname.startsWith(prefix)) throw invalidPath('invalid path');

@@ -242,6 +242,11 @@ export function describeFormatConformance(c: FormatCase): void {
         expect(await rawGet(s.port, `/${name}/${REPOS.open}/${p}`), p).toBe(400);
       }
     });
+
+    it('reads through an absolute-form request target as through a path (RFC 9112 3.2.2)', async () => {
+      expect(await rawGet(s.port, `http://127.0.0.1:${s.port}/${name}/${REPOS.open}/${c.readBack}`)).toBe(200);
+      expect(await rawGet(s.port, `http://127.0.0.1:${s.port}/${name}/${REPOS.open}/a/../../b`)).toBe(400);
+    });
   });
 }
 
