@@ -45,6 +45,7 @@ export const ssoSettings = defineSettings({
     const errs: Record<string, string> = {};
     if (get('oidc.issuer') !== '') {
       if (!/^https?:\/\//.test(String(get('oidc.issuer')))) errs['oidc.issuer'] = 'must start with http:// or https://';
+      else if (hasCredentials(String(get('oidc.issuer')))) errs['oidc.issuer'] = 'must not carry credentials (user:password@): the issuer is shown and sent with discovery';
       if (get('oidc.client_id') === '') errs['oidc.client_id'] = 'required when SSO is on';
       if (get('oidc.client_secret') === '') errs['oidc.client_secret'] = 'required when SSO is on';
       if ((get('oidc.admin_values') as string[]).length === 0 && (get('oidc.admin_emails') as string[]).length === 0) {
@@ -55,3 +56,12 @@ export const ssoSettings = defineSettings({
     return errs;
   },
 });
+
+function hasCredentials(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false;
+  }
+}

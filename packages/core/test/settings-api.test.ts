@@ -61,6 +61,15 @@ describe('settings API', () => {
     expect((await r.json()).fields['s3.endpoint']).toMatch(/must not carry credentials/);
   });
 
+  it('refuses a base URL carrying credentials, a query or a fragment: it is shown to anyone in snippets and links', async () => {
+    s = await coreServer();
+    for (const base_url of ['https://proxy:hunter2@repo.example', 'https://repo.example/?x=1', 'https://repo.example/#top']) {
+      const r = await fetch(`${s.url}/api/settings`, { method: 'PATCH', headers: json('adminpw'), body: JSON.stringify({ base_url }) });
+      expect(r.status, base_url).toBe(400);
+      expect((await r.json()).fields.base_url, base_url).toMatch(/must not carry/);
+    }
+  });
+
   it('checks rules across keys', async () => {
     s = await coreServer();
     const r = await fetch(`${s.url}/api/settings`, { method: 'PATCH', headers: json('adminpw'), body: JSON.stringify({ storage: 's3' }) });

@@ -36,6 +36,8 @@ function jwksUrl(s: string): URL {
   }
   const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw badRequest('jwks URL must use https');
+  // The URL is shown to admins and kept in the policy: a key set needs no credentials to fetch.
+  if (url.username || url.password) throw badRequest('jwks URL must not carry credentials (user:password@)');
   return url;
 }
 

@@ -85,6 +85,7 @@ describe('trust policy routes', () => {
       { jwks: JSON.stringify({ keys: [await jose.exportJWK(privateKey)] }) },
       { jwks: 'ftp://keys.example/jwks' },
       { jwks: 'http://keys.example/jwks' },
+      { jwks: 'https://ci:hunter2@keys.example/jwks' },
       { repos: 'files' },
       { repos: ['../x'] },
       { disabled: 'yes' },

@@ -115,6 +115,16 @@ describe('settings changes', () => {
     expect(sso.h.ctx.settings.get('oidc.issuer')).toBe(sso.idp.issuer);
     expect(sso.h.ctx.settings.get('oidc.client_id')).toBe(CLIENT_ID);
 
+    // credentials in the issuer would be shown to admins and sent with discovery: refused before any fetch
+    const before = fetched();
+    const withUser = await client.call('/api/settings', {
+      method: 'PATCH',
+      body: { 'oidc.issuer': sso.idp.issuer.replace('://', '://idp:hunter2@'), 'oidc.client_secret': CLIENT_SECRET },
+    });
+    expect(withUser.status).toBe(400);
+    expect(withUser.body.fields['oidc.issuer']).toMatch(/must not carry credentials/);
+    expect(fetched()).toBe(before);
+
     const slash = await client.call('/api/settings', { method: 'PATCH', body: { 'oidc.issuer': `${sso.idp.issuer}/`, 'oidc.client_secret': CLIENT_SECRET } });
     expect(slash.status).toBe(400);
     expect(slash.body.fields['oidc.issuer']).toMatch(/the provider's issuer is/);

@@ -17,6 +17,21 @@ function s3Endpoint(v: SettingValue): string | undefined {
   return undefined;
 }
 
+/** Everyone sees the base URL (usage snippets, the device approval link, SSO redirects): no secrets, nothing after the path. */
+function baseUrl(v: SettingValue): string | undefined {
+  if (v === '') return undefined;
+  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(String(v))) return 'must start with http:// or https://';
+  let url: URL;
+  try {
+    url = new URL(String(v));
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.username || url.password) return 'must not carry credentials (user:password@): it is shown to every visitor';
+  if (url.search || url.hash || /[?#]/.test(String(v))) return 'must not carry a query or fragment: paths are appended to it';
+  return undefined;
+}
+
 export const generalSettings = defineSettings({
   name: 'general',
   label: 'General',
@@ -29,7 +44,7 @@ export const generalSettings = defineSettings({
       label: 'Base URL',
       help: 'The URL clients use to reach this server. Used in snippets, the passkey relying party and the SSO redirect.',
       normalize: trimSlash,
-      validate: (v) => (v === '' || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(String(v)) ? undefined : 'must start with http:// or https://'),
+      validate: baseUrl,
     },
     { key: 'log.level', type: 'string', default: 'info', options: ['debug', 'info', 'warn', 'error'], label: 'Log level', help: 'Least severe level written to the log.' },
     {
