@@ -64,9 +64,11 @@ export function userRoutes(
     const target = ctx.users.require(c.req.param('username'));
     const b = await readJsonObject(c, limit());
     const self = cred.user.id === target.id;
-    if (!cred.user.isAdmin) {
-      // A user may change only their own password, proving the current one.
-      if (!self || Object.keys(b).some((k) => k !== 'password' && k !== 'current_password')) throw forbidden('admin only');
+    // A user may change only their own password.
+    if (!cred.user.isAdmin && (!self || Object.keys(b).some((k) => k !== 'password' && k !== 'current_password'))) throw forbidden('admin only');
+    // Changing one's own password proves the current one, admins included: a session left open must not be
+    // enough to lock its owner out. (An admin setting someone else's password is the admin's reset.)
+    if (self && b.password !== undefined) {
       // A wrong current password is a failed sign-in (SPEC Limits): same keys, counted before scrypt runs.
       const ip = c.get('clientIp') ?? '0.0.0.0';
       await failures.limit(attemptKeys(ip, target.username), async () => {
@@ -92,6 +94,7 @@ export function userRoutes(
       if (weak) throw badRequest(weak);
       set.passwordHash = await hashPassword(b.password as string);
     }
+    const signInEnd = self && cred.via === 'session' && cred.credentialId ? sessions.expiresAtOf(cred.credentialId) : undefined;
     const updated = ctx.users.update(target.id, set);
     // Their sessions already stopped matching (credentials version); drop the rows too.
     if (set.passwordHash || set.disabled) sessions.endStale(updated);
@@ -102,7 +105,8 @@ export function userRoutes(
     // A password change ends every session of the user (credentials version); keep the
     // caller's own UI session alive by handing it a new one.
     if (self && set.passwordHash && cred.via === 'session') {
-      const { token, session } = sessions.create(updated, !!cred.setupOnly);
+      // The new session ends when the old one would have: a sign-in's lifetime is never extended.
+      const { token, session } = sessions.create(updated, !!cred.setupOnly, signInEnd);
       setSessionCookie(ctx, c, token, session.expiresAt);
     }
     return c.json(meJson(updated, proof));

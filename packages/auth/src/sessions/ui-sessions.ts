@@ -23,8 +23,11 @@ export class UiSessionStore {
     this.byHashStmt = ctx.db.select().from(uiSessions).where(eq(uiSessions.tokenHash, sql.placeholder('hash'))).prepare();
   }
 
-  /** `ttlMs`: the sign-in's absolute lifetime; `session_ttl` unless SSO passes `oidc.session_ttl`. */
-  create(user: UserRow, setupOnly: boolean, ttlMs = this.ctx.settings.ms('session_ttl')): { token: string; session: UiSessionRow } {
+  /**
+   * `lifetime`: the sign-in's absolute lifetime in ms (`session_ttl` unless SSO passes `oidc.session_ttl`),
+   * or the moment it ends (a session replacing another keeps that one's end).
+   */
+  create(user: UserRow, setupOnly: boolean, lifetime: number | Date = this.ctx.settings.ms('session_ttl')): { token: string; session: UiSessionRow } {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     const session = this.ctx.db
@@ -36,7 +39,7 @@ export class UiSessionStore {
         credentialsVersion: user.credentialsVersion,
         setupOnly,
         createdAt: new Date(now),
-        expiresAt: new Date(now + ttlMs),
+        expiresAt: lifetime instanceof Date ? lifetime : new Date(now + lifetime),
       })
       .returning()
       .get();
@@ -68,6 +71,11 @@ export class UiSessionStore {
   endSetupOnly(userId: string, keep?: string): void {
     const others = keep ? ne(uiSessions.id, keep) : undefined;
     this.ctx.db.delete(uiSessions).where(and(eq(uiSessions.userId, userId), eq(uiSessions.setupOnly, true), others)).run();
+  }
+
+  /** When the session ends by itself, if it exists. */
+  expiresAtOf(id: string): Date | undefined {
+    return this.ctx.db.select({ expiresAt: uiSessions.expiresAt }).from(uiSessions).where(eq(uiSessions.id, id)).get()?.expiresAt;
   }
 
   /** Ends one session (logout); false when it did not exist. */

@@ -65,4 +65,21 @@ describe('users and passwords', () => {
     expect((await fetch(`${s.url}/api/me`, { headers: daveBasic })).status).toBe(401);
     expect((await fetch(`${s.url}/api/me`, { headers: basic('dave', 'new-password-1') })).status).toBe(200);
   });
+
+  it('asks an admin for their current password too when they change their own, and keeps the end of the sign-in', async () => {
+    await server();
+    const body = (current: string) => JSON.stringify({ password: 'root-password-2', current_password: current });
+    expect((await fetch(`${s.url}/api/users/root`, { method: 'PATCH', headers: root, body: JSON.stringify({ password: 'root-password-2' }) })).status).toBe(401);
+    expect((await fetch(`${s.url}/api/users/root`, { method: 'PATCH', headers: root, body: body('totally-wrong') })).status).toBe(401);
+    const before = new UiSessionStore(s.ctx).resolve(root.Cookie!.slice('tr_session='.length))!.session.expiresAt;
+    const r = await fetch(`${s.url}/api/users/root`, { method: 'PATCH', headers: root, body: body('root-password') });
+    expect(r.status).toBe(200);
+    // The caller stays signed in with a new cookie, but the sign-in ends when the old one would have.
+    const cookie = r.headers.get('set-cookie')!;
+    const token = /tr_session=([^;]+)/.exec(cookie)![1]!;
+    expect(new UiSessionStore(s.ctx).resolve(token)!.session.expiresAt.getTime()).toBe(before.getTime());
+    // An admin setting another user's password needs no current password of theirs.
+    await fetch(`${s.url}/api/users`, { method: 'POST', headers: sessionOf('root'), body: JSON.stringify({ username: 'erin', password: 'erin-password' }) });
+    expect((await fetch(`${s.url}/api/users/erin`, { method: 'PATCH', headers: sessionOf('root'), body: JSON.stringify({ password: 'erin-password-2' }) })).status).toBe(200);
+  });
 });
