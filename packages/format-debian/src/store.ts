@@ -1,6 +1,9 @@
-import type Database from 'better-sqlite3';
+import { eq, inArray } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { nextModified, type TroveDb } from '@trove/core';
-import type { IndexRow, Segment, SegmentKey } from './segments.js';
+import { debDists, debEntries, debSegments } from './schema.js';
+import { chunks, manifestIds, PAGE, prepareStatements } from './store-statements.js';
+import { FIRST_KEY, type IndexRow, type Segment, type SegmentKey } from './segments.js';
 import { xzStream, type XzBlocks } from './xz-stream.js';
 
 /** A stored package: the facts its Packages paragraph is made of, and its row id. */
@@ -44,103 +47,22 @@ export interface DirtyUnit {
 }
 
 /**
- * The Debian tables, through prepared statements on the raw better-sqlite3 handle:
- * index builds read thousands of rows, and the query builder's per-row mapping is
- * measurable there (see docs/performance.md, W5).
+ * The Debian tables, through drizzle's query builder, so a PostgreSQL dialect can follow. Index
+ * builds read thousands of rows: the hot statements are prepared once (`sql.placeholder`), a
+ * unit's rows are read in pages of PAGE along deb_packages_identity (keyset pagination on the
+ * row-value key, so memory stays flat and each page is one index range), and a file's segments
+ * are fetched by id and put in the file's order here (the `segments` column is a JSON array
+ * parsed in TypeScript, not by the database). W5 (docs/performance.md) measures this path.
  */
-const ROW = 'p.package, p.version, p.architecture, p.filename, p.size, p.md5, p.sha256, p.control';
-const RANGE = `SELECT ${ROW} FROM deb_packages p
-  JOIN deb_entries e ON e.repo_id = p.repo_id AND e.dist = @dist AND e.component = @component AND e.package_id = p.id
-  WHERE p.repo_id = @repoId AND p.architecture IN (@arch, 'all') AND (p.package, p.version, p.architecture) >= (@lp, @lv, @la)`;
-const RANGE_ORDER = 'ORDER BY p.package, p.version, p.architecture';
-
 export class DebianStore {
-  readonly sql: Database.Database;
   private readonly s;
 
-  constructor(db: TroveDb) {
-    this.sql = (db as unknown as { $client: Database.Database }).$client;
-    const p = (q: string) => this.sql.prepare(q);
-    this.s = {
-      packageByIdentity: p('SELECT * FROM deb_packages WHERE repo_id = ? AND package = ? AND version = ? AND architecture = ?'),
-      packageByFilename: p('SELECT * FROM deb_packages WHERE repo_id = ? AND filename = ?'),
-      entriesOf: p('SELECT dist, component FROM deb_entries WHERE package_id = ?'),
-      deletePackage: p('DELETE FROM deb_packages WHERE id = ?'),
-      insertPackage: p(
-        `INSERT INTO deb_packages (repo_id, package, version, architecture, filename, size, md5, sha256, control, created_at)
-         VALUES (@repoId, @package, @version, @architecture, @filename, @size, @md5, @sha256, @control, @createdAt)
-         ON CONFLICT (repo_id, package, version, architecture) DO NOTHING`,
-      ),
-      insertEntry: p('INSERT OR IGNORE INTO deb_entries (repo_id, dist, component, package_id) VALUES (?, ?, ?, ?)'),
-      markDirty: p('INSERT INTO deb_dirty (repo_id, dist, component, arch, package, version) VALUES (?, ?, ?, ?, ?, ?)'),
-      dirtyRepos: p('SELECT DISTINCT repo_id AS repoId, dist FROM deb_dirty ORDER BY seq'),
-      dirtyOf: p('SELECT seq, dist, component, arch, package, version FROM deb_dirty WHERE repo_id = ? AND dist = ?'),
-      clearDirty: p('DELETE FROM deb_dirty WHERE repo_id = ? AND dist = ? AND seq <= ?'),
-      pendingCount: p(
-        `SELECT count(*) AS n FROM (SELECT DISTINCT dist, component, arch FROM deb_dirty WHERE repo_id = ?)`,
-      ),
-      distsOf: p('SELECT DISTINCT dist FROM deb_entries WHERE repo_id = ? UNION SELECT dist FROM deb_dists WHERE repo_id = ?'),
-      allDists: p('SELECT DISTINCT repo_id AS repoId, dist FROM deb_entries UNION SELECT repo_id, dist FROM deb_dists'),
-      publishedDists: p('SELECT repo_id AS repoId, dist FROM deb_dists'),
-      componentsOf: p('SELECT DISTINCT component FROM deb_entries WHERE repo_id = ? AND dist = ? ORDER BY component'),
-      archesOf: p(
-        `SELECT DISTINCT p.architecture AS arch FROM deb_entries e JOIN deb_packages p ON p.id = e.package_id
-         WHERE e.repo_id = ? AND e.dist = ? AND p.architecture <> 'all'`,
-      ),
-      unitPackages: p(
-        `SELECT ${ROW} FROM deb_entries e JOIN deb_packages p ON p.id = e.package_id
-         WHERE e.repo_id = ? AND e.dist = ? AND e.component = ? AND p.architecture IN (?, 'all')
-         ORDER BY p.package, p.version, p.architecture`,
-      ),
-      // One segment's rows: a range scan of deb_packages_identity, each checked against deb_entries' key.
-      rangePackages: p(`${RANGE} AND (p.package, p.version, p.architecture) < (@hp, @hv, @ha) ${RANGE_ORDER}`),
-      tailPackages: p(`${RANGE} ${RANGE_ORDER}`),
-      // A file's segments in the file's order (json_each's key is the array index).
-      segmentsOf: p(
-        `SELECT s.id, s.lo_package, s.lo_version, s.lo_arch, s.count, s.text, s.gz, s.xz, s.xz_records, s.xz_blocks
-         FROM json_each(?) j JOIN deb_segments s ON s.id = j.value ORDER BY j.key`,
-      ),
-      // Only the column a reader's file is joined from (a Packages.xz read must not load every text).
-      textParts: p('SELECT s.text FROM json_each(?) j JOIN deb_segments s ON s.id = j.value ORDER BY j.key').pluck(),
-      gzParts: p('SELECT s.gz FROM json_each(?) j JOIN deb_segments s ON s.id = j.value ORDER BY j.key').pluck(),
-      xzParts: p('SELECT s.xz AS blocks, s.xz_records AS records, s.xz_blocks AS count FROM json_each(?) j JOIN deb_segments s ON s.id = j.value ORDER BY j.key'),
-      insertSegment: p(
-        `INSERT INTO deb_segments (repo_id, dist, lo_package, lo_version, lo_arch, count, text, gz, xz, xz_records, xz_blocks)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      // Segments no kept generation's file names any more.
-      gcSegments: p(
-        `DELETE FROM deb_segments WHERE repo_id = @repoId AND dist = @dist AND id NOT IN (
-           SELECT j.value FROM deb_files f, json_each(f.segments) j WHERE f.repo_id = @repoId AND f.dist = @dist AND f.segments IS NOT NULL)`,
-      ),
-      generation: p('SELECT generation, built_at AS builtAt FROM deb_dists WHERE repo_id = ? AND dist = ?'),
-      filesOf: p('SELECT path, size, md5, sha256, sha512, segments FROM deb_files WHERE repo_id = ? AND dist = ? AND generation = ?'),
-      // Joined with the generation pointer, so the file and the generation come from one snapshot.
-      fileAt: p(
-        `SELECT f.path, f.size, f.sha256, f.segments, d.built_at AS builtAt FROM deb_dists d
-         JOIN deb_files f ON f.repo_id = d.repo_id AND f.dist = d.dist AND f.generation = d.generation
-         WHERE d.repo_id = ? AND d.dist = ? AND f.path = ?`,
-      ),
-      byHash: p(
-        `SELECT f.path, f.size, f.sha256, f.segments, d.built_at AS builtAt FROM deb_dists d
-         JOIN deb_files f ON f.repo_id = d.repo_id AND f.dist = d.dist AND f.generation >= d.generation - 1
-         WHERE d.repo_id = @repoId AND d.dist = @dist AND f.path LIKE @dir ESCAPE '\\'
-           AND (f.md5 = @hash OR f.sha256 = @hash OR f.sha512 = @hash) LIMIT 1`,
-      ),
-      blob: p('SELECT data FROM deb_blobs WHERE sha256 = ?').pluck(),
-      insertBlob: p('INSERT OR IGNORE INTO deb_blobs (sha256, data) VALUES (?, ?)'),
-      insertFile: p('INSERT INTO deb_files (repo_id, dist, generation, path, size, md5, sha256, sha512, segments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
-      upsertDist: p(
-        `INSERT INTO deb_dists (repo_id, dist, generation, built_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (repo_id, dist) DO UPDATE SET generation = excluded.generation, built_at = excluded.built_at`,
-      ),
-      dropOldFiles: p('DELETE FROM deb_files WHERE repo_id = ? AND dist = ? AND generation < ?'),
-      gcBlobs: p('DELETE FROM deb_blobs WHERE NOT EXISTS (SELECT 1 FROM deb_files f WHERE f.sha256 = deb_blobs.sha256)'),
-    };
+  constructor(private readonly db: TroveDb) {
+    this.s = prepareStatements(db);
   }
 
   packageByIdentity(repoId: number, pkg: string, version: string, arch: string): PackageRow | undefined {
-    return this.s.packageByIdentity.get(repoId, pkg, version, arch) as PackageRow | undefined;
+    return this.s.packageByIdentity.get({ repoId, package: pkg, version, architecture: arch });
   }
 
   /**
@@ -156,15 +78,23 @@ export class DebianStore {
     /** Run inside the transaction once the package is in the distribution, with its pool path (see `ImportInput.onImported`). */
     onAdded?: (filename: string) => void,
   ): { stored: PackageRow; createdPackage: boolean; createdEntry: boolean } {
-    return this.sql.transaction(() => {
-      const created = this.s.insertPackage.run({ repoId, ...row, createdAt: Date.now() }).changes > 0;
-      const stored = this.packageByIdentity(repoId, row.package, row.version, row.architecture)!;
-      if (stored.sha256 !== row.sha256) return { stored, createdPackage: false, createdEntry: false };
-      const entry = this.s.insertEntry.run(repoId, dist, component, stored.id).changes > 0;
-      if (entry) this.s.markDirty.run(repoId, dist, component, row.architecture, row.package, row.version);
-      onAdded?.(stored.filename);
-      return { stored, createdPackage: created, createdEntry: entry };
-    }).immediate();
+    return this.db.transaction(
+      () => {
+        const created = this.s.insertPackage.get({ repoId, ...row, createdAt: new Date() }) !== undefined;
+        const stored = this.packageByIdentity(repoId, row.package, row.version, row.architecture)!;
+        if (stored.sha256 !== row.sha256) return { stored, createdPackage: false, createdEntry: false };
+        const entry = this.s.insertEntry.get({ repoId, dist, component, packageId: stored.id }) !== undefined;
+        if (entry) this.markDirty(repoId, dist, component, row.architecture, row);
+        onAdded?.(stored.filename);
+        return { stored, createdPackage: created, createdEntry: entry };
+      },
+      { behavior: 'immediate' },
+    );
+  }
+
+  /** Whether a package of the repository is filed at `filename` (its pool path). */
+  hasPackageFile(repoId: number, filename: string): boolean {
+    return this.s.packageByFilename.get({ repoId, filename }) !== undefined;
   }
 
   /**
@@ -172,106 +102,154 @@ export class DebianStore {
    * queues the affected segments; entries go with the row (ON DELETE CASCADE). Used when an
    * import source deleted the file. Returns false when no package has that file.
    */
-  /** Whether a package of the repository is filed at `filename` (its pool path). */
-  hasPackageFile(repoId: number, filename: string): boolean {
-    return this.s.packageByFilename.get(repoId, filename) !== undefined;
-  }
-
   removePackageFile(repoId: number, filename: string): boolean {
-    return this.sql.transaction(() => {
-      const row = this.s.packageByFilename.get(repoId, filename) as PackageRow | undefined;
-      if (!row) return false;
-      const entries = this.s.entriesOf.all(row.id) as { dist: string; component: string }[];
-      this.s.deletePackage.run(row.id);
-      for (const e of entries) this.s.markDirty.run(repoId, e.dist, e.component, row.architecture, row.package, row.version);
-      return true;
-    }).immediate();
+    return this.db.transaction(
+      () => {
+        const row = this.s.packageByFilename.get({ repoId, filename });
+        if (!row) return false;
+        const entries = this.s.entriesOf.all({ id: row.id });
+        this.s.deletePackage.run({ id: row.id });
+        for (const e of entries) this.markDirty(repoId, e.dist, e.component, row.architecture, row);
+        return true;
+      },
+      { behavior: 'immediate' },
+    );
   }
 
   /** Queues a unit's rebuild: the segment of one package, or (without one) the whole unit. */
   markDirty(repoId: number, dist: string, component: string, arch: string, pkg?: { package: string; version: string }): void {
-    this.s.markDirty.run(repoId, dist, component, arch, pkg?.package ?? null, pkg?.version ?? null);
+    this.s.markDirty.run({ repoId, dist, component, arch, package: pkg?.package ?? null, version: pkg?.version ?? null });
   }
 
   /** Every published distribution (one with a current generation). */
   publishedDists(): { repoId: number; dist: string }[] {
-    return this.s.publishedDists.all() as { repoId: number; dist: string }[];
+    return this.s.publishedDists.all();
   }
 
   /** Queues a re-sign (Release only) of every distribution, or of one repository's. */
   markResign(repoId?: number): number {
-    const rows = (repoId === undefined ? this.s.allDists.all() : this.s.distsOf.all(repoId, repoId).map((r: any) => ({ repoId, dist: r.dist }))) as {
-      repoId: number;
-      dist: string;
-    }[];
-    this.sql.transaction(() => rows.forEach((r) => this.s.markDirty.run(r.repoId, r.dist, '', '', null, null))).immediate();
+    const rows =
+      repoId === undefined
+        ? this.db
+            .selectDistinct({ repoId: debEntries.repoId, dist: debEntries.dist })
+            .from(debEntries)
+            .union(this.db.select({ repoId: debDists.repoId, dist: debDists.dist }).from(debDists))
+            .all()
+        : this.db
+            .selectDistinct({ dist: debEntries.dist })
+            .from(debEntries)
+            .where(eq(debEntries.repoId, repoId))
+            .union(this.db.select({ dist: debDists.dist }).from(debDists).where(eq(debDists.repoId, repoId)))
+            .all()
+            .map((r) => ({ repoId, dist: r.dist }));
+    this.db.transaction(() => rows.forEach((r) => this.markDirty(r.repoId, r.dist, '', '')), { behavior: 'immediate' });
     return rows.length;
   }
 
   dirtyDists(): { repoId: number; dist: string }[] {
-    return this.s.dirtyRepos.all() as { repoId: number; dist: string }[];
+    return this.s.dirtyDists.all();
   }
 
   dirtyUnits(repoId: number, dist: string): { units: DirtyUnit[]; maxSeq: number } {
-    const rows = this.s.dirtyOf.all(repoId, dist) as (DirtyUnit & { seq: number })[];
+    const rows = this.s.dirtyOf.all({ repoId, dist });
     return { units: rows, maxSeq: rows.reduce((m, r) => Math.max(m, r.seq), 0) };
   }
 
   pending(repoId: number): number {
-    return (this.s.pendingCount.get(repoId) as { n: number }).n;
+    return this.s.pendingCount.get({ repoId })!.n;
   }
 
   components(repoId: number, dist: string): string[] {
-    return (this.s.componentsOf.all(repoId, dist) as { component: string }[]).map((r) => r.component);
+    return this.s.componentsOf.all({ repoId, dist }).map((r) => r.component);
   }
 
   arches(repoId: number, dist: string): string[] {
-    return (this.s.archesOf.all(repoId, dist) as { arch: string }[]).map((r) => r.arch);
+    return this.s.archesOf.all({ repoId, dist }).map((r) => r.arch);
   }
 
-  /** The rows of one index unit in key order; `iterate` keeps only one row in flight at a time. */
+  /** The rows of one index unit in key order, read a page at a time. */
   unitPackages(repoId: number, dist: string, component: string, arch: string): IterableIterator<IndexRow> {
-    return this.s.unitPackages.iterate(repoId, dist, component, arch) as IterableIterator<IndexRow>;
+    return this.unitRange(repoId, dist, component, arch, FIRST_KEY, null);
   }
 
-  /** The rows of one unit with lo <= (package, version, architecture) < hi, in key order. */
-  unitRange(repoId: number, dist: string, component: string, arch: string, lo: SegmentKey, hi: SegmentKey | null): IterableIterator<IndexRow> {
-    const args = { repoId, dist, component, arch, lp: lo[0], lv: lo[1], la: lo[2] };
-    return (hi ? this.s.rangePackages.iterate({ ...args, hp: hi[0], hv: hi[1], ha: hi[2] }) : this.s.tailPackages.iterate(args)) as IterableIterator<IndexRow>;
+  /**
+   * The rows of one unit with lo <= (package, version, architecture) < hi, in key order, read a page
+   * at a time (each page starts after the last key of the one before). Consume it in one tick, as
+   * the builds do: pages are separate statements, and only the rows of one page are in memory.
+   */
+  *unitRange(repoId: number, dist: string, component: string, arch: string, lo: SegmentKey, hi: SegmentKey | null): IterableIterator<IndexRow> {
+    const bound = hi ? { hp: hi[0], hv: hi[1], ha: hi[2] } : {};
+    let from = lo;
+    for (let first = true; ; first = false) {
+      const stmt = hi ? (first ? this.s.firstRangePage : this.s.nextRangePage) : first ? this.s.firstPage : this.s.nextPage;
+      const rows = stmt.all({ repoId, dist, component, arch, lp: from[0], lv: from[1], la: from[2], ...bound });
+      yield* rows;
+      if (rows.length < PAGE) return;
+      const last = rows[rows.length - 1]!;
+      from = [last.package, last.version, last.architecture];
+    }
+  }
+
+  /**
+   * Rows of deb_segments by id, `columns` only, in the order of `ids` (a file's segments); ids
+   * without a row are left out, as a join would.
+   */
+  private segmentRows<C extends Record<string, SQLiteColumn>>(ids: number[], columns: C) {
+    const found = new Map<number, { id: number } & { [K in keyof C]: C[K]['_']['data'] }>();
+    for (const chunk of chunks(ids)) {
+      const rows = this.db
+        .select({ id: debSegments.id, ...columns })
+        .from(debSegments)
+        .where(inArray(debSegments.id, chunk))
+        .all() as ({ id: number } & { [K in keyof C]: C[K]['_']['data'] })[];
+      for (const r of rows) found.set(r.id, r);
+    }
+    return ids.flatMap((id) => found.get(id) ?? []);
   }
 
   /** The segments a file (the `segments` of a deb_files row) is joined from, in order. */
   segments(manifest: string): Segment[] {
-    return (this.s.segmentsOf.all(manifest) as any[]).map((r) => ({
+    const s = debSegments;
+    const rows = this.segmentRows(manifestIds(manifest), {
+      loPackage: s.loPackage,
+      loVersion: s.loVersion,
+      loArch: s.loArch,
+      count: s.count,
+      text: s.text,
+      gz: s.gz,
+      xz: s.xz,
+      xzRecords: s.xzRecords,
+      xzBlocks: s.xzBlocks,
+    });
+    return rows.map((r) => ({
       id: r.id,
-      lo: [r.lo_package, r.lo_version, r.lo_arch] as const,
+      lo: [r.loPackage, r.loVersion, r.loArch] as const,
       count: r.count,
       text: r.text,
       gz: r.gz,
-      xz: { blocks: r.xz, records: r.xz_records, count: r.xz_blocks },
+      xz: { blocks: r.xz, records: r.xzRecords, count: r.xzBlocks },
     }));
   }
 
   current(repoId: number, dist: string): { generation: number; builtAt: number } | undefined {
-    return this.s.generation.get(repoId, dist) as { generation: number; builtAt: number } | undefined;
+    const row = this.s.generation.get({ repoId, dist });
+    return row && { generation: row.generation, builtAt: row.builtAt.getTime() };
   }
 
   files(repoId: number, dist: string, generation: number): IndexFile[] {
-    return this.s.filesOf.all(repoId, dist, generation) as IndexFile[];
+    return this.s.filesOf.all({ repoId, dist, generation });
   }
 
   /** One file of the current generation (or, by hash, of the previous one too); its bytes on demand. */
   read(repoId: number, dist: string, path: string): ReadFile | undefined {
     const byHash = /^(.*\/)by-hash\/(MD5Sum|SHA256|SHA512)\/([0-9a-f]{32,128})$/.exec(path);
-    const row = (
-      byHash
-        ? this.s.byHash.get({ repoId, dist, dir: byHash[1]!.replace(/[\\%_]/g, (m) => '\\' + m) + '%', hash: byHash[3] })
-        : this.s.fileAt.get(repoId, dist, path)
-    ) as { path: string; size: number; sha256: string; segments: string | null; builtAt: number } | undefined;
+    const row = byHash
+      ? this.s.byHash.all({ repoId, dist, hash: byHash[3] }).find((f) => f.path.startsWith(byHash[1]!))
+      : this.s.fileAt.get({ repoId, dist, path });
     if (!row) return undefined;
     const body = () => {
       if (row.segments === null) {
-        const data = this.s.blob.get(row.sha256) as Buffer | undefined;
+        const data = this.s.blob.get({ sha256: row.sha256 })?.data;
         if (!data) throw new Error(`debian index ${dist}/${row.path}: its blob is missing`);
         return data;
       }
@@ -280,13 +258,21 @@ export class DebianStore {
       if (data.length !== row.size) throw new Error(`debian index ${dist}/${row.path}: its segments give ${data.length} bytes, not ${row.size}`);
       return data;
     };
-    return { size: row.size, sha256: row.sha256, builtAt: row.builtAt, body };
+    return { size: row.size, sha256: row.sha256, builtAt: row.builtAt.getTime(), body };
   }
 
-  /** Packages, Packages.gz or Packages.xz (by the path's ending) joined from the segments a deb_files row names. */
+  /**
+   * Packages, Packages.gz or Packages.xz (by the path's ending) joined from the segments a deb_files
+   * row names; only the column that file is joined from is read (a Packages.xz read must not load every text).
+   */
   private joinFile(path: string, manifest: string): Buffer {
-    if (path.endsWith('.xz')) return xzStream(this.s.xzParts.all(manifest) as XzBlocks[]);
-    return Buffer.concat((path.endsWith('.gz') ? this.s.gzParts : this.s.textParts).all(manifest) as Buffer[]);
+    const ids = manifestIds(manifest);
+    const s = debSegments;
+    if (path.endsWith('.xz')) {
+      return xzStream(this.segmentRows(ids, { blocks: s.xz, records: s.xzRecords, count: s.xzBlocks }) satisfies XzBlocks[]);
+    }
+    if (path.endsWith('.gz')) return Buffer.concat(this.segmentRows(ids, { part: s.gz }).map((r) => r.part));
+    return Buffer.concat(this.segmentRows(ids, { part: s.text }).map((r) => r.part));
   }
 
   /**
@@ -296,25 +282,51 @@ export class DebianStore {
    */
   publish(repoId: number, dist: string, generation: number, files: NewFile[], consumedSeq: number): void {
     // apt revalidates InRelease with If-Modified-Since alone: each generation needs a later second.
-    const now = nextModified(this.current(repoId, dist)?.builtAt).getTime();
-    this.sql.transaction(() => {
-      for (const f of files) {
-        let manifest = f.segments ?? null;
-        if (f.parts) {
-          for (const g of f.parts) {
-            g.id ??= Number(this.s.insertSegment.run(repoId, dist, ...g.lo, g.count, g.text, g.gz, g.xz.blocks, g.xz.records, g.xz.count).lastInsertRowid);
+    const builtAt = nextModified(this.current(repoId, dist)?.builtAt);
+    this.db.transaction(
+      () => {
+        for (const f of files) {
+          let manifest = f.segments ?? null;
+          if (f.parts) {
+            for (const g of f.parts) {
+              g.id ??= this.s.insertSegment.get({
+                repoId,
+                dist,
+                loPackage: g.lo[0],
+                loVersion: g.lo[1],
+                loArch: g.lo[2],
+                count: g.count,
+                text: g.text,
+                gz: g.gz,
+                xz: g.xz.blocks,
+                xzRecords: g.xz.records,
+                xzBlocks: g.xz.count,
+              })!.id;
+            }
+            manifest = JSON.stringify(f.parts.map((g) => g.id));
+          } else if (f.data) {
+            this.s.insertBlob.run({ sha256: f.sha256, data: f.data });
           }
-          manifest = JSON.stringify(f.parts.map((g) => g.id));
-        } else if (f.data) {
-          this.s.insertBlob.run(f.sha256, f.data);
+          this.s.insertFile.run({ repoId, dist, generation, path: f.path, size: f.size, md5: f.md5, sha256: f.sha256, sha512: f.sha512, segments: manifest });
         }
-        this.s.insertFile.run(repoId, dist, generation, f.path, f.size, f.md5, f.sha256, f.sha512, manifest);
-      }
-      this.s.upsertDist.run(repoId, dist, generation, now);
-      this.s.dropOldFiles.run(repoId, dist, generation - 1);
-      this.s.clearDirty.run(repoId, dist, consumedSeq);
-      this.s.gcBlobs.run();
-      this.s.gcSegments.run({ repoId, dist });
-    }).immediate();
+        this.s.upsertDist.run({ repoId, dist, generation, builtAt });
+        this.s.dropOldFiles.run({ repoId, dist, generation: generation - 1 });
+        this.s.clearDirty.run({ repoId, dist, seq: consumedSeq });
+        this.s.gcBlobs.run();
+        this.gcSegments(repoId, dist);
+      },
+      { behavior: 'immediate' },
+    );
+  }
+
+  /** Deletes the distribution's segments no kept generation's file names any more (inside publish's transaction). */
+  private gcSegments(repoId: number, dist: string): void {
+    const named = new Set<number>();
+    for (const { segments } of this.s.manifestsOf.all({ repoId, dist })) for (const id of manifestIds(segments!)) named.add(id);
+    const unnamed = this.s.segmentIdsOf
+      .all({ repoId, dist })
+      .map((r) => r.id)
+      .filter((id) => !named.has(id));
+    for (const chunk of chunks(unnamed)) this.db.delete(debSegments).where(inArray(debSegments.id, chunk)).run();
   }
 }
