@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { CoreContext, MigrationSet, TroveEnv } from '@trove/core';
 import type { Hono } from 'hono';
+import { TokenBuckets } from '../rate-limit/token-buckets.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
 import { DiscoveryCache, type DiscoveryOptions } from './discovery.js';
 import { SsoFlow } from './flow.js';
@@ -25,9 +26,18 @@ export interface SsoModule {
  * cache and the sign-ins in progress; sessions come from the accounts half's `UiSessionStore`.
  * Settings live in `ssoSettings` (../settings.ts); the settings check is a PatchHook.
  */
-export function createSso(ctx: CoreContext, deps: { sessions: UiSessionStore; discovery?: DiscoveryOptions }): SsoModule {
+export function createSso(ctx: CoreContext, deps: { sessions: UiSessionStore; failures: TokenBuckets; discovery?: DiscoveryOptions }): SsoModule {
   const discovery = new DiscoveryCache({ ...deps.discovery, warn: (msg, detail) => ctx.log.warn(detail, msg) });
   return {
-    routes: ssoRoutes({ ctx, flow: new SsoFlow(), discovery, users: new SsoUsers(ctx), sessions: deps.sessions }),
+    routes: ssoRoutes({
+      ctx,
+      flow: new SsoFlow(),
+      discovery,
+      users: new SsoUsers(ctx),
+      sessions: deps.sessions,
+      // 20 at once per IP, then one every 3 s: an office behind one address signing in at nine still gets through.
+      starts: new TokenBuckets({ burst: 20, intervalMs: 3000 }),
+      failures: deps.failures,
+    }),
   };
 }

@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { invalidSettings, notFound, readJsonObject, requireAdmin, unavailable, type CoreContext, type SettingValue, type TroveEnv } from '@trove/core';
+import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { setSessionCookie } from '../sessions/cookies.js';
 import type { UiSessionStore } from '../sessions/ui-sessions.js';
 import { adminReason } from './admin-rights.js';
@@ -15,6 +16,10 @@ export interface SsoParts {
   discovery: DiscoveryCache;
   users: SsoUsers;
   sessions: UiSessionStore;
+  /** Sign-in starts per client IP: each keeps a sign-in in progress (of at most 10,000) and may fetch discovery. */
+  starts: TokenBuckets;
+  /** The failed-attempt limiter password sign-ins use: a failed callback is a failed sign-in of its IP. */
+  failures: TokenBuckets;
 }
 
 /** Binds a started SSO sign-in to the browser; only the two SSO routes ever see it. */
@@ -30,7 +35,7 @@ const ipOf = (c: Context<TroveEnv>) => c.get('clientIp') ?? '0.0.0.0';
  * `GET /api/auth/oidc/login` and `/callback` (SPEC "Sign-in and account routes") and
  * `POST /api/settings/oidc/test`; also installs the settings check on SSO changes.
  */
-export function ssoRoutes({ ctx, flow, discovery, users, sessions }: SsoParts): Hono<TroveEnv> {
+export function ssoRoutes({ ctx, flow, discovery, users, sessions, starts, failures }: SsoParts): Hono<TroveEnv> {
   const app = new Hono<TroveEnv>();
   const secure = () => ctx.settings.bool('cookie.secure');
   const get = (key: string) => ctx.settings.get(key);
@@ -75,6 +80,8 @@ export function ssoRoutes({ ctx, flow, discovery, users, sessions }: SsoParts): 
   app.get('/auth/oidc/login', async (c) => {
     const cfg = ssoConfig(get);
     if (!cfg) throw notFound('SSO is not configured');
+    // A browser navigation: the refusal goes back to the sign-in page in words, not as a JSON 429.
+    if (!starts.take(`ip:${ipOf(c)}`)) return refuse(c, 'rate_limited');
     let provider;
     try {
       provider = await discovery.get(cfg.issuer);
@@ -93,6 +100,8 @@ export function ssoRoutes({ ctx, flow, discovery, users, sessions }: SsoParts): 
     deleteCookie(c, STATE_COOKIE, { path: STATE_PATH, httpOnly: true, sameSite: 'Lax', secure: secure() });
     c.header('cache-control', 'no-store');
     const ip = ipOf(c);
+    // Checked before the sign-in in progress is used up or the provider's token endpoint is called.
+    if (failures.retryAfter(`ip:${ip}`) > 0) return refuse(c, 'rate_limited');
     try {
       const entry = flow.take(cookie);
       const cfg = ssoConfig(get);
@@ -117,9 +126,16 @@ export function ssoRoutes({ ctx, flow, discovery, users, sessions }: SsoParts): 
       // The reason for the operator; the browser only learns the category.
       ctx.log.warn({ reason: failure.reason, why: failure.why }, 'SSO sign-in refused');
       ctx.audit.record({ action: 'login.failed', actor: '', ip, target: '', detail: { sso: true, reason: failure.reason, why: failure.why.slice(0, 500) } });
-      return c.redirect(`/#/login?error=${failure.reason}`, 302);
+      failures.fail([`ip:${ip}`]);
+      return refuse(c, failure.reason);
     }
   });
 
   return app;
+}
+
+/** Back to the sign-in page, which explains `reason` (SPEC: `/#/login?error=<reason>`). */
+function refuse(c: Context<TroveEnv>, reason: string): Response {
+  c.header('cache-control', 'no-store');
+  return c.redirect(`/#/login?error=${reason}`, 302);
 }

@@ -225,6 +225,32 @@ describe('SSO refusals: /#/login?error=<reason>, the reason logged for the opera
   });
 });
 
+describe('SSO sign-in limits', () => {
+  it('limits sign-in starts per client IP and counts failed callbacks as failed sign-ins', async () => {
+    sso = await startSso();
+    const b = new Browser(sso);
+    const start = () => b.request(`${sso!.h.url}/api/auth/oidc/login`);
+    // Each start keeps a sign-in in progress and costs a discovery lookup: 20 at once, then one every 3 s.
+    for (let i = 0; i < 20; i++) expect(new URL((await start()).location!).origin).toBe(new URL(sso.idp.issuer).origin);
+    const limited = await start();
+    expect(limited.status).toBe(302);
+    expect(new URL(limited.location!).hash).toBe('#/login?error=rate_limited');
+    expect(limited.setCookies.some((l) => l.startsWith('tr_oidc='))).toBe(false);
+
+    // A failed callback is a failed sign-in of that IP: after ten, the callback and a password sign-in are both refused.
+    const other = new Browser(sso);
+    const callback = async () => new URL((await other.request(`${sso!.callback}?code=x&state=y`)).location!).hash;
+    for (let i = 0; i < 10; i++) expect(await callback()).toBe('#/login?error=sso_failed');
+    expect(await callback()).toBe('#/login?error=rate_limited');
+    const password = await fetch(`${sso.h.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'nobody', password: 'whatever-password' }),
+    });
+    expect(password.status).toBe(429);
+  });
+});
+
 describe('SSO from a browser that holds another sign-in', () => {
   it('starts and finishes from a setup-only session of a local user, replacing it', async () => {
     sso = await startSso();

@@ -6,9 +6,13 @@ export const LOGIN_ERRORS: Record<string, string> = {
   account_disabled: 'This account is disabled. Ask an admin to enable it again.',
   sso_failed: 'Single sign-on did not complete. Try again; if it keeps failing, an admin can check the SSO settings.',
   expired: 'Your sign-in expired. Sign in again.',
+  rate_limited: 'Too many sign-in attempts from your network. Wait a minute, then try again.',
 };
+
+/** Anyone can send a link to `#/login?error=...`: a reason this page does not know is not shown as written. */
+const UNKNOWN = 'Sign-in did not complete. Try again; if it keeps failing, ask an admin.';
 
 export function loginError(reason: string | null): string {
   if (!reason) return '';
-  return LOGIN_ERRORS[reason] ?? `Sign-in failed (${reason.replace(/_/g, ' ')}).`;
+  return Object.hasOwn(LOGIN_ERRORS, reason) ? LOGIN_ERRORS[reason]! : UNKNOWN;
 }
