@@ -119,16 +119,15 @@ export class SourceService {
     await this.check(baseUrl, username, password);
     const id = randomUUID();
     const now = new Date();
-    try {
-      return this.ctx.db
-        .insert(mirrorSources)
-        .values({ id, name, baseUrl, username, passwordSealed: this.ctx.secrets.seal(passwordKey(id), password), createdAt: now, updatedAt: now })
-        .returning()
-        .get();
-    } catch (err) {
-      if (/UNIQUE/.test(String(err))) throw conflict(`source ${name} already exists`);
-      throw err;
-    }
+    // Another create of the name may have won while the check waited on the source.
+    const created = this.ctx.db
+      .insert(mirrorSources)
+      .values({ id, name, baseUrl, username, passwordSealed: this.ctx.secrets.seal(passwordKey(id), password), createdAt: now, updatedAt: now })
+      .onConflictDoNothing({ target: mirrorSources.name })
+      .returning()
+      .get();
+    if (!created) throw conflict(`source ${name} already exists`);
+    return created;
   }
 
   async update(id: string, body: Record<string, unknown>): Promise<SourceRow> {

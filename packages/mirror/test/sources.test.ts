@@ -44,6 +44,9 @@ describe('mirror sources API', () => {
     expect(created.body).toMatchObject({ name: 'nexus', base_url: rig.nexus.url, username: 'admin', state: 'mirroring', mapping: [] });
     expect(JSON.stringify(created.body)).not.toContain('admin123');
     expect((await rig.api('POST', '/mirror/sources', source())).status).toBe(409);
+    // Two creates of one name racing through the connection check: one wins, the other is a 409, not a 500.
+    const racing = await Promise.all([rig.api('POST', '/mirror/sources', source({ name: 'twin' })), rig.api('POST', '/mirror/sources', source({ name: 'twin' }))]);
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409]);
     const row = rig.trove.ctx.db.$client.prepare('SELECT password_sealed FROM mirror_sources').get() as { password_sealed: string };
     expect(row.password_sealed).toMatch(/^enc:v1:/);
     expect(row.password_sealed).not.toContain('admin123');
