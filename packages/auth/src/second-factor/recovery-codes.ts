@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, count, eq, isNull } from 'drizzle-orm';
 import { randomInt } from 'node:crypto';
 import type { CoreContext } from '@trove/core';
 import { sha256hex } from '../publish/crypto.js';
@@ -40,7 +40,7 @@ export class RecoveryCodes {
   unused(userId: string): number {
     return (
       this.ctx.db
-        .select({ n: sql<number>`count(*)` })
+        .select({ n: count() })
         .from(recoveryCodes)
         .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)))
         .get()?.n ?? 0

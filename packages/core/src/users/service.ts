@@ -1,4 +1,4 @@
-import { asc, eq, gt, sql } from 'drizzle-orm';
+import { asc, count, eq, gt, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import type { Generations } from '../cache/generations.js';
 import { GenerationCache } from '../cache/generations.js';
@@ -54,7 +54,7 @@ export class UserService {
     return u;
   }
   count(): number {
-    return this.db.select({ n: sql<number>`count(*)` }).from(users).get()?.n ?? 0;
+    return this.db.select({ n: count() }).from(users).get()?.n ?? 0;
   }
   page(opts: { after?: string; limit: number }): { items: UserRow[]; last: string | null } {
     const rows = this.db
