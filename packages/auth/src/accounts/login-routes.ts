@@ -19,6 +19,30 @@ export interface LoginParts {
 
 const ipOf = (c: Context<TroveEnv>) => c.get('clientIp') ?? '0.0.0.0';
 
+/** Hosts whose plain-http pages browsers treat as secure contexts, so they keep Secure cookies there. */
+const LOOPBACK = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * A browser on a plain-http page drops the Secure cookies sign-in sets, and the next step then
+ * fails with "sign-in expired" for no visible reason. Its Origin says which page it is on: say
+ * why instead, before a password is checked.
+ */
+function refuseUnkeepableCookies(c: Context<TroveEnv>, secureCookies: boolean): void {
+  const origin = c.req.header('origin');
+  if (!secureCookies || !origin?.startsWith('http://')) return;
+  let host: string;
+  try {
+    host = new URL(origin).hostname;
+  } catch {
+    return;
+  }
+  if (LOOPBACK.test(host)) return;
+  throw badRequest(
+    `this page was opened over plain http (${origin}), where browsers drop Trove's sign-in cookies (cookie.secure is on): ` +
+      'open Trove over https, or, for a plain-http test install, an admin sets TR_COOKIE_SECURE=false',
+  );
+}
+
 /**
  * `/api/auth/...` and `/api/me`: the SPEC's "Sign-in" state table.
  * none --login--> pending sign-in (`tr_login`) when the user has a second factor, else a
@@ -46,6 +70,7 @@ export function loginRoutes({ ctx, factors, sessions, pending, failures }: Login
   );
 
   app.post('/auth/login', async (c) => {
+    refuseUnkeepableCookies(c, ctx.settings.bool('cookie.secure'));
     const b = await body(c);
     if (typeof b.username !== 'string' || !b.username || typeof b.password !== 'string') throw badRequest('username and password are required');
     // A name no account can have (core's USERNAME rule) is no sign-in attempt: refused before the

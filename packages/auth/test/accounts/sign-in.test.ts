@@ -12,6 +12,22 @@ afterEach(async () => {
 const root = basic('root', ROOT_PASSWORD);
 
 describe('sign-in state table', () => {
+
+  it('explains a sign-in from a plain-http page the browser could not keep Secure cookies for, before any password check', async () => {
+    h = await startAccounts({ env: { TR_BASE_URL: 'http://trove.lan:8080' } });
+    const password = await h.user('alice');
+    const login = (origin: string) => api(h!, '/api/auth/login', { body: { username: 'alice', password }, headers: { origin } });
+    const plain = await login('http://trove.lan:8080');
+    expect(plain.status).toBe(400);
+    expect(plain.body.error).toMatch(/https.*cookie\.secure|cookie\.secure.*https/i);
+    expect(plain.headers.getSetCookie()).toEqual([]);
+    // Browsers keep Secure cookies on localhost pages, and cookie.secure off means no Secure flag at all.
+    expect((await login(h.url)).status).toBe(200);
+    await h.close();
+    h = await startAccounts({ env: { TR_BASE_URL: 'http://trove.lan:8080', TR_COOKIE_SECURE: 'false' } });
+    await h.user('alice', { password });
+    expect((await login('http://trove.lan:8080')).status).toBe(200);
+  });
   it('none -> setup-only session for a user without a second factor: /api/me, /api/security and logout only', async () => {
     h = await startAccounts();
     const password = await h.user('alice');
