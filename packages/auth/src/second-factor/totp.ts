@@ -1,4 +1,5 @@
 import { and, eq, lt } from 'drizzle-orm';
+import { timingSafeEqual } from 'node:crypto';
 import { authenticator } from 'otplib';
 import type { CoreContext, UserRow } from '@trove/core';
 import { badRequest, notFound } from '@trove/core';
@@ -95,8 +96,16 @@ export class TotpFactors {
     const clean = code.replace(/\s+/g, '');
     if (!/^\d{6}$/.test(clean)) return null;
     const now = Date.now();
-    const delta = authenticator.clone({ window: WINDOW, epoch: now }).checkDelta(clean, secret);
-    return delta === null ? null : Math.floor(now / 1000 / STEP_S) + delta;
+    const current = Math.floor(now / 1000 / STEP_S);
+    // Every step of the window is generated and compared in constant time (otplib's own check
+    // compares with ===), and all are compared, so the time taken says nothing about which matched.
+    const given = Buffer.from(clean);
+    let matched: number | null = null;
+    for (let delta = -WINDOW; delta <= WINDOW; delta++) {
+      const expected = Buffer.from(authenticator.clone({ epoch: (current + delta) * STEP_S * 1000 }).generate(secret));
+      if (expected.length === given.length && timingSafeEqual(expected, given) && matched === null) matched = current + delta;
+    }
+    return matched;
   }
 
   /** Records the step as used; false when it already was (a replay). */
