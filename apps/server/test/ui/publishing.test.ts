@@ -1,4 +1,5 @@
 import { sign } from 'node:crypto';
+import { NexusDouble } from '@trove/mirror/testing/nexus-double';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addVirtualAuthenticator } from './browser.js';
 import { ADMIN, api, basicAuth, createRepo, createUser, deviceKey, grant, screenshot, signInWithTotp, totpCode, uiSuite, useSession } from './harness.js';
@@ -124,5 +125,25 @@ describe('publishing in the browser', () => {
     await page.getByRole('button', { name: 'Approve with code' }).click();
     await page.getByText('Return to your terminal').waitFor();
     await screenshot(page, 'device-approved');
+  }, 60_000);
+
+  it('does not offer a mirrored repository for a manual session: writes there are refused until cut-over', async () => {
+    const nexus = await NexusDouble.start();
+    try {
+      nexus.addRepo('files', 'raw');
+      const source = await api<{ id: string }>(server.base, 'POST', '/api/mirror/sources', { name: 'old-nexus', base_url: nexus.url, username: 'admin', password: 'admin123' });
+      await api(server.base, 'PUT', `/api/mirror/sources/${source.id}/repos`, [{ source_repo: 'files', target: 'mirrored', create: true }]);
+      expect((await api<{ locked_by: string }>(server.base, 'GET', '/api/repos/mirrored')).locked_by).not.toBe('');
+      const { page } = await publisher('mira');
+      await grant(server.base, 'mirrored', 'mira', 'write');
+      await page.goto(`${server.base}/#/publishing`);
+      const select = page.getByLabel('Repository');
+      await select.waitFor();
+      const offered = await select.locator('option:not([disabled])').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+      expect(offered).toEqual(['apps']);
+      await expect(select.inputValue()).resolves.toBe('apps');
+    } finally {
+      await nexus.close();
+    }
   }, 60_000);
 });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { screenshot, uiSuite } from './harness.js';
+import { adminSession, api, basicAuth, deviceKey, screenshot, totpCode, uiSuite } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 /** The vendored test provider: one confidential client, a "Sign in as X" page per user with --interactive. */
@@ -92,5 +92,69 @@ describe('SSO in the browser', () => {
     await page.click('button[value="bob"]');
     await page.getByText('Your single sign-on account is not allowed here.').waitFor();
     expect(page.url()).toContain('#/login?error=not_authorized');
+  }, 60_000);
+
+  /** A fresh browser signed in as the SSO admin alice. */
+  async function ssoAdminPage() {
+    const browser = await server.browser();
+    const page = await browser.context.newPage();
+    await page.goto(`${env.TR_BASE_URL}/#/login`);
+    await page.getByRole('link', { name: 'Sign in with SSO' }).click();
+    await page.click('button[value="alice"]');
+    await page.locator('.who .user', { hasText: 'alice' }).waitFor();
+    return page;
+  }
+
+  it('tells an SSO admin on a private file page how downloads work without a read-token link', async () => {
+    // A private repository with one file, uploaded by the local bootstrap admin.
+    const base = env.TR_BASE_URL!;
+    const admin = await adminSession(base);
+    await api(base, 'POST', '/api/repos', { name: 'private-files', format: 'raw', anonymous_read: false });
+    const session = await api<{ token: string }>(base, 'POST', '/api/publish/sessions/manual', { repo: 'private-files', totp_code: totpCode(admin.secret) }, { Cookie: admin.cookie });
+    const put = await fetch(`${base}/raw/private-files/notes/a.txt`, { method: 'PUT', body: 'secret notes', headers: { Authorization: basicAuth('ci', session.token) } });
+    expect(put.status).toBe(201);
+
+    const page = await ssoAdminPage();
+    await page.goto(`${base}/#/repos/private-files?file=notes/a.txt`);
+    await page.getByRole('link', { name: 'Download' }).waitFor();
+    const hint = (await page.locator('p.hint').textContent()) ?? '';
+    // Format routes take HTTP Basic only, and an SSO account has neither a password nor a read token.
+    expect(hint).not.toMatch(/your password or a read token/);
+    expect(hint).toMatch(/single sign-on account has neither/i);
+    await expect(page.locator('a[href="#/tokens"]').count()).resolves.toBe(0);
+  }, 60_000);
+
+  it('shows an SSO admin a sentence instead of the read-token form, which would always be refused', async () => {
+    const page = await ssoAdminPage();
+    await page.goto(`${env.TR_BASE_URL}/#/tokens`);
+    await page.getByRole('heading', { name: 'Read tokens', level: 1 }).waitFor();
+    await page.getByText('Single sign-on accounts have no read tokens').waitFor({ timeout: 5_000 });
+    await page.waitForLoadState('networkidle');
+    await expect(page.getByRole('button', { name: 'Create token' }).count()).resolves.toBe(0);
+  }, 60_000);
+
+  it('shows an SSO admin a sentence instead of second-factor forms on the security page', async () => {
+    const page = await ssoAdminPage();
+    await page.goto(`${env.TR_BASE_URL}/#/security`);
+    await page.getByRole('heading', { name: 'Security', level: 1 }).waitFor();
+    await page.getByText('Single sign-on accounts have no password or second factor in Trove').waitFor({ timeout: 5_000 });
+    await page.waitForLoadState('networkidle');
+    // Adding one is always 403 for them.
+    await expect(page.getByRole('button', { name: 'Add an authenticator app' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Add a passkey' }).count()).resolves.toBe(0);
+  }, 60_000);
+
+  it('opens a device verification URL for an SSO admin without the approval and manual-session forms', async () => {
+    const base = env.TR_BASE_URL!;
+    const enroll = await api<{ verification_url: string }>(base, 'POST', '/api/devices/enroll', { name: 'alice-laptop', kind: 'gradle', public_key: deviceKey().publicKey }, {});
+    const page = await ssoAdminPage();
+    await page.goto(enroll.verification_url);
+    await page.getByRole('heading', { name: 'Publishing', level: 1 }).waitFor();
+    await page.getByText('Single sign-on accounts cannot approve devices').waitFor({ timeout: 5_000 });
+    await page.waitForLoadState('networkidle');
+    await expect(page.getByLabel('Device code').count()).resolves.toBe(0);
+    await expect(page.getByRole('heading', { name: 'Start a publish session' }).count()).resolves.toBe(0);
+    await expect(page.locator('a[href="#/security"]').count()).resolves.toBe(0); // "set one up on the security page"
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, basicAuth, createUser, screenshot, signInWithTotp, uiSuite, useSession } from './harness.js';
+import { api, basicAuth, createRepo, createUser, grant, screenshot, signInWithTotp, uiSuite, useSession } from './harness.js';
 
 const server = uiSuite();
 
@@ -53,5 +53,28 @@ describe('read tokens in the browser', () => {
     const names = await rows.locator('td:first-child').allTextContents();
     expect(new Set(names).size).toBe(55); // no row twice, none missing
     await screenshot(page, 'tokens-paged');
+  }, 60_000);
+
+  it("writes the server's base URL into the token and CLI snippets, not the address the browser used", async () => {
+    await createUser(server.base, 'olga', 'olga long password');
+    await createRepo(server.base, 'olga-files', 'raw');
+    await grant(server.base, 'olga-files', 'olga', 'read');
+    const session = await signInWithTotp(server.base, 'olga', 'olga long password');
+    // The same server under another name than its base_url (http://localhost:PORT).
+    const other = server.base.replace('//localhost:', '//127.0.0.1:');
+    const browser = await server.browser();
+    await useSession(browser.context, other, session);
+    const page = await browser.context.newPage();
+    await page.goto(`${other}/#/tokens`);
+    await page.getByLabel('Token name').fill('laptop');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const curl = page.locator('pre[aria-label="curl"]');
+    await expect(curl.textContent()).resolves.toContain(`${server.base}/raw/REPO/`);
+    const apt = page.locator('pre[aria-label^="apt"]');
+    await expect(apt.textContent()).resolves.toContain(`machine ${server.base.replace('http://', '')}/debian/`);
+
+    await page.goto(`${other}/#/publishing`);
+    await page.getByText(`npm install -g ${server.base}/downloads/trove-cli.tgz`).waitFor({ timeout: 10_000 });
+    await expect(page.getByText(other).count()).resolves.toBe(0);
   }, 60_000);
 });

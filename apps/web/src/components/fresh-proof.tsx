@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { get } from '../api/client';
 import type { FreshProof, SecurityState } from '../api/types';
 import { assertPasskey, passkeysSupported } from '../api/webauthn';
+import { useMe } from '../session';
 import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { ErrorMessage, Loading, Notice } from './states';
@@ -10,7 +11,15 @@ import { ErrorMessage, Loading, Notice } from './states';
  * A fresh second-factor check (SPEC: device approval and manual sessions): a TOTP code or a
  * passkey assertion from `POST /api/security/passkeys/assert`. Recovery codes are refused there.
  */
-export function FreshProofForm({ action, onProof, disabled }: { action: string; onProof(proof: FreshProof): Promise<void>; disabled?: boolean }) {
+export function FreshProofForm(props: { action: string; onProof(proof: FreshProof): Promise<void>; disabled?: boolean }) {
+  const me = useMe();
+  // SSO accounts have no second factor in Trove (adding one is 403): no link to a security page that cannot help.
+  if (me && me.kind !== 'local')
+    return <Notice tone="warn">{props.action} needs a fresh check with an authenticator app or a passkey, which single sign-on accounts do not have in Trove.</Notice>;
+  return <LocalProofForm {...props} />;
+}
+
+function LocalProofForm({ action, onProof, disabled }: { action: string; onProof(proof: FreshProof): Promise<void>; disabled?: boolean }) {
   const sec = useLoad('security', () => get<SecurityState>('/api/security'));
   const id = useId();
   const [code, setCode] = useState('');

@@ -1,12 +1,13 @@
 import { CodePre } from '../../components/code-block';
 import { CopyButton } from '../../components/copy-button';
+import { Loading } from '../../components/states';
+import { useBaseUrl } from '../../use-base-url';
 import { cliCommands } from './session-commands';
-
-/** This server's address as the browser reaches it (the UI is served at the base URL's root). */
-const baseUrl = () => new URL('.', location.href).href.replace(/\/$/, '');
 
 /** How to get the `trove` CLI from this server: it enrolls devices and opens sessions for build tools and CI. */
 export function CliInstall() {
+  // The server's base_url, as in the repository pages' snippets: the browser may have reached it by another name.
+  const base = useBaseUrl();
   return (
     <section aria-labelledby="cli-h">
       <h2 id="cli-h">Command-line client</h2>
@@ -14,12 +15,16 @@ export function CliInstall() {
         <code>trove login</code> enrolls this machine&apos;s key (you approve it below); <code>trove exec</code> and <code>trove upload</code> open a
         session for each publish. In CI, <code>--oidc</code> uses the job&apos;s identity token instead.
       </p>
-      {cliCommands(baseUrl()).map((c) => (
-        <div key={c.title} className="snippet-body" role="figure" aria-label={c.title}>
-          <CopyButton text={c.code} label={c.title} />
-          <CodePre title={c.title} code={c.code} lang={c.lang} />
-        </div>
-      ))}
+      {base === null ? (
+        <Loading what="the server's address" />
+      ) : (
+        cliCommands(base).map((c) => (
+          <div key={c.title} className="snippet-body" role="figure" aria-label={c.title}>
+            <CopyButton text={c.code} label={c.title} />
+            <CodePre title={c.title} code={c.code} lang={c.lang} />
+          </div>
+        ))
+      )}
     </section>
   );
 }

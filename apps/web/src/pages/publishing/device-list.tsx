@@ -18,7 +18,7 @@ export function DeviceList() {
     <section aria-labelledby="devices-h">
       <h2 id="devices-h">{me?.is_admin ? 'Enrolled devices (all users)' : 'Your devices'}</h2>
       <ErrorMessage error={error} />
-      <PagedList list={list} what="devices" empty="No enrolled devices. Run trove login on a machine (see above): it sends you here to approve it.">
+      <PagedList list={list} what="devices" empty={me?.kind === 'local' ? 'No enrolled devices. Run trove login on a machine (see above): it sends you here to approve it.' : 'No enrolled devices.'}>
         {(items) => (
           <Table columns={['Device', others && 'User', 'Enrolled', 'Last used', 'Key expires']} actions>
             {items.map((d) => (

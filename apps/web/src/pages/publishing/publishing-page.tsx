@@ -15,25 +15,40 @@ export function PublishingPage({ userCode }: { userCode: string }) {
   const [started, setStarted] = useState<StartedSession | null>(null);
   const [ended, setEnded] = useState(false);
   const changed = () => setTick((t) => t + 1);
+  // SSO accounts cannot publish by device or by hand (no second factor in Trove): no forms that always fail.
+  const local = me?.kind === 'local';
   return (
     <section>
       <h1 tabIndex={-1}>Publishing</h1>
       <p className="lede">
         Every upload needs a short-lived publish session for one repository. Build tools get one with an enrolled device key; CI gets one
-        with its identity token; you can also start one here with a fresh second-factor check.
+        with its identity token{local ? '; you can also start one here with a fresh second-factor check' : ''}.
       </p>
-      {me?.kind === 'oidc' && <Notice tone="warn">Single sign-on accounts cannot publish by device or by hand; CI publishes through trust policies.</Notice>}
-      <CliInstall />
-      <div className="two-col">
-        <ApproveDevice initialCode={userCode} onApproved={changed} />
-        <ManualSession
-          onStarted={(s) => {
-            setStarted(s);
-            setEnded(false);
-            changed();
-          }}
-        />
-      </div>
+      {!local && (
+        <Notice tone="warn">
+          Single sign-on accounts cannot approve devices or start publish sessions by hand: both need a second factor, which single sign-on
+          accounts do not have in Trove.{' '}
+          {userCode && (
+            <>
+              To approve the code <code>{userCode}</code>, sign out and sign in with the local account that publishes from that device.{' '}
+            </>
+          )}
+          CI publishes through {me?.is_admin ? <a href="#/admin/trusts">CI trust policies</a> : 'CI trust policies'}.
+        </Notice>
+      )}
+      {local && <CliInstall />}
+      {local && (
+        <div className="two-col">
+          <ApproveDevice initialCode={userCode} onApproved={changed} />
+          <ManualSession
+            onStarted={(s) => {
+              setStarted(s);
+              setEnded(false);
+              changed();
+            }}
+          />
+        </div>
+      )}
       {ended && <Notice tone="success">The session is closed; its token opens nothing any more.</Notice>}
       {started && (
         <StartedSessionPanel
@@ -47,7 +62,7 @@ export function PublishingPage({ userCode }: { userCode: string }) {
         />
       )}
       <DeviceList key={`d${tick}`} />
-      <SessionList key={`s${tick}`} />
+      {local && <SessionList key={`s${tick}`} />}
       {me?.is_admin && <PublishLog key={`l${tick}`} />}
     </section>
   );

@@ -5,6 +5,7 @@ import { CopyButton } from '../../components/copy-button';
 import { formatDate, formatSize } from '../../components/format';
 import { ErrorMessage, Loading } from '../../components/states';
 import { link } from '../../router';
+import { useMe } from '../../session';
 import { useLoad } from '../../use-load';
 import { dependencySnippets, mavenCoords } from './maven-coords';
 
@@ -25,6 +26,7 @@ function Sum({ label, value }: { label: string; value: string | null }) {
 }
 
 export function FileDetails({ repo, path }: { repo: Repo; path: string }) {
+  const me = useMe();
   // No single-file API: the prefix scan with limit 1 finds the exact path first (path order).
   const asset = useLoad(`asset:${repo.name}:${path}`, async () => {
     const p = await get<Page<Asset>>(url(`/api/repos/${enc(repo.name)}/assets`, { prefix: path, limit: 1 }));
@@ -77,12 +79,19 @@ export function FileDetails({ repo, path }: { repo: Repo; path: string }) {
               ))}
             </div>
           )}
-          {!repo.anonymous_read && (
-            <p className="hint">
-              This repository is private: downloads use HTTP Basic, so your browser asks for your user name and your password or a{' '}
-              <a href="#/tokens">read token</a>.
-            </p>
-          )}
+          {!repo.anonymous_read &&
+            (me && me.kind !== 'local' ? (
+              // Format routes take HTTP Basic only, never the UI cookie, and an SSO account has neither a password nor a read token.
+              <p className="hint">
+                This repository is private: downloads use HTTP Basic, so your browser asks for a user name and a password or read token. A
+                single sign-on account has neither: download with a local account that can read {repo.name}.
+              </p>
+            ) : (
+              <p className="hint">
+                This repository is private: downloads use HTTP Basic, so your browser asks for your user name and your password or a{' '}
+                <a href="#/tokens">read token</a>.
+              </p>
+            ))}
         </>
       )}
     </section>

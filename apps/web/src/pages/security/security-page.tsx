@@ -11,6 +11,22 @@ import { RecoverySection } from './recovery-section';
 import { TotpSection } from './totp-section';
 
 export function SecurityPage({ setup, next }: { setup: boolean; next: string | null }) {
+  const { session } = useSession();
+  // SSO accounts have no password or second factor here (the second-factor routes are 403 for them).
+  if (session.state === 'user' && session.me.kind !== 'local')
+    return (
+      <section>
+        <h1 tabIndex={-1}>Security</h1>
+        <Notice>
+          Single sign-on accounts have no password or second factor in Trove: your identity provider checks your sign-in, so there is nothing
+          to set up here. Change your password or second factor with your identity provider.
+        </Notice>
+      </section>
+    );
+  return <LocalSecurity setup={setup} next={next} />;
+}
+
+function LocalSecurity({ setup, next }: { setup: boolean; next: string | null }) {
   const { session, refresh } = useSession();
   const sec = useLoad('security', () => get<SecurityState>('/api/security'));
   const me = session.state === 'user' ? session.me : null;
