@@ -77,7 +77,7 @@ export function webUi(distDir: string): MiddlewareHandler<TroveEnv> {
     if (path === '/index.html') {
       // The UI talks only to this origin; no third-party script, style, font or frame.
       headers['Content-Security-Policy'] =
-        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; worker-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
       headers['Referrer-Policy'] = 'no-referrer';
       headers['X-Frame-Options'] = 'DENY';
     }

@@ -18,6 +18,7 @@ describe('uploaded files never run as pages of Trove', () => {
     ['feed.xml', 'application/xml'],
     ['page.xhtml', 'application/xhtml+xml'],
     ['app.js', 'text/javascript'],
+    ['old.js', 'application/x-javascript'],
     ['style.css', 'text/css'],
   ];
   for (const [name, type] of active) {
@@ -50,5 +51,22 @@ describe('uploaded files never run as pages of Trove', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-security-policy')).toBe(SANDBOX);
     expect(missing.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('refuses to be loaded as a script, style sheet or worker of a page: nothing uploaded runs inside Trove\'s UI', async () => {
+    s = await startFilesServer();
+    await fetch(`${s.url}/raw/files/app.js`, { method: 'PUT', body: 'alert(1)', headers: { Authorization: basic('pub'), 'Content-Type': 'text/javascript' } });
+    // Plain GETs first: a repeated small GET is then answered from memory, which must refuse the same.
+    for (let i = 0; i < 3; i++) expect((await fetch(`${s.url}/raw/files/app.js`)).status).toBe(200);
+    for (const dest of ['script', 'style', 'worker', 'serviceworker', 'sharedworker', 'object', 'embed']) {
+      const r = await fetch(`${s.url}/raw/files/app.js`, { headers: { 'Sec-Fetch-Dest': dest } });
+      expect(r.status, dest).toBe(403);
+      expect(await r.json()).toHaveProperty('error');
+    }
+    // A download link, a fetch() and a client without the header (curl, Maven, apt) are served.
+    for (const dest of ['document', 'empty', undefined]) {
+      const r = await fetch(`${s.url}/raw/files/app.js`, { headers: dest ? { 'Sec-Fetch-Dest': dest } : {} });
+      expect(r.status, String(dest)).toBe(200);
+    }
   });
 });

@@ -13,7 +13,8 @@ function isActiveType(contentType: string): boolean {
   const t = contentType.split(';')[0]!.trim().toLowerCase();
   if (t === 'text/plain') return false;
   if (t.startsWith('text/')) return true;
-  return /(^|[/+])(xml|html|xhtml|svg|javascript|ecmascript)(\+xml)?$/.test(t) || t.endsWith('+xml') || t === 'image/svg+xml';
+  // `x-` prefixed names (application/x-javascript) are still run by browsers.
+  return /(^|[/+])(x-)?(xml|html|xhtml|svg|javascript|ecmascript)(\+xml)?$/.test(t) || t.endsWith('+xml') || t === 'image/svg+xml';
 }
 
 /** Plain text in place of an active type: for formats whose clients ignore the type (Maven's POMs and metadata). */
@@ -32,4 +33,16 @@ export function contentHeaders(contentType: string, filename?: string): Record<s
     headers['Content-Disposition'] = filename ? `attachment; filename*=UTF-8''${encodeURIComponent(filename)}` : 'attachment';
   }
   return headers;
+}
+
+/**
+ * `Sec-Fetch-Dest` values under which a browser would run or apply a response inside the page
+ * that asked for it: a script, style sheet, worker or plugin. A download link (`document`), a
+ * `fetch()` (`empty`) and an image stay allowed; clients other than browsers send no such header.
+ */
+const EMBEDDING_DESTINATIONS = new Set(['script', 'style', 'worker', 'sharedworker', 'serviceworker', 'audioworklet', 'paintworklet', 'xslt', 'object', 'embed', 'manifest']);
+
+/** Whether a request asks for stored bytes as code or style of a page (see EMBEDDING_DESTINATIONS). */
+export function isEmbeddingRequest(secFetchDest: string | string[] | undefined): boolean {
+  return typeof secFetchDest === 'string' && EMBEDDING_DESTINATIONS.has(secFetchDest.toLowerCase());
 }

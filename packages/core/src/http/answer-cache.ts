@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Credential } from '../access/credential.js';
 import type { GenerationValues } from '../cache/generations.js';
 import { FORMAT_SECURITY_HEADERS } from './format-headers.js';
+import { isEmbeddingRequest } from './active-content.js';
 import type { Core } from '../create-core.js';
 
 interface Answer {
@@ -72,6 +73,8 @@ export class AnswerCache {
     if (h.range !== undefined || h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined || h['if-range'] !== undefined) return false;
     // The fetch adapter refuses a missing or malformed Host with a 400: leave those to it.
     if (h.host === undefined || !HOST.test(h.host)) return false;
+    // Refused by the app (format-headers.ts): never answered from memory.
+    if (isEmbeddingRequest(h['sec-fetch-dest'])) return false;
     const url = req.url ?? '';
     const stamp = this.ctx.generations.current();
     const a = this.answers.get(url);

@@ -1,4 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
+import { forbidden } from '../errors.js';
+import { isEmbeddingRequest } from './active-content.js';
 import type { TroveEnv } from './env.js';
 
 /**
@@ -21,5 +23,20 @@ export function formatSecurityHeaders(): MiddlewareHandler<TroveEnv> {
     if (out && !out.headersSent) for (const [k, v] of Object.entries(FORMAT_SECURITY_HEADERS)) out.setHeader(k, v);
     await next();
     for (const [k, v] of Object.entries(FORMAT_SECURITY_HEADERS)) c.res.headers.set(k, v);
+  };
+}
+
+/**
+ * Refuses a browser's request for stored bytes as a script, style sheet or worker (`Sec-Fetch-Dest`).
+ * The UI's CSP allows scripts from its own origin, which format routes share: should any page of
+ * Trove ever be tricked into a `<script src="/raw/...">`, the upload still does not run. Mounted
+ * after `formatSecurityHeaders`, so the refusal carries those headers too.
+ */
+export function refuseEmbedding(): MiddlewareHandler<TroveEnv> {
+  return async function refuseEmbeddingMiddleware(c, next) {
+    if (isEmbeddingRequest(c.req.header('sec-fetch-dest'))) {
+      throw forbidden('stored files are not served as scripts, style sheets or workers of a page');
+    }
+    await next();
   };
 }

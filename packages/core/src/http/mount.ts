@@ -5,7 +5,7 @@ import type { FormatInstance } from '../modules/format.js';
 import { TroveError } from '../errors.js';
 import { credentials } from './credentials.js';
 import type { TroveEnv } from './env.js';
-import { formatSecurityHeaders } from './format-headers.js';
+import { formatSecurityHeaders, refuseEmbedding } from './format-headers.js';
 
 /**
  * Mounts a format under `/{name}` with the format-route credential middleware (Basic only,
@@ -15,6 +15,7 @@ import { formatSecurityHeaders } from './format-headers.js';
  */
 export function mountFormat(app: Hono<TroveEnv>, core: Core, name: string, instance: FormatInstance): void {
   app.use(`/${name}/*`, formatSecurityHeaders());
+  app.use(`/${name}/*`, refuseEmbedding());
   app.use(`/${name}/*`, credentials({ resolver: () => core.credentials.resolver, surface: 'format' }));
   app.route(`/${name}`, instance.routes);
   // Runs only when no format route answered: the path may exist for other methods.
@@ -25,7 +26,7 @@ export function mountFormat(app: Hono<TroveEnv>, core: Core, name: string, insta
     if (!path.startsWith('/') || first === 'api' || first === 'healthz' || (first !== name && core.formats.get(first))) {
       throw new Error(`format ${name}: public path ${path} must be a fixed path outside /api and other formats' prefixes`);
     }
-    app.get(path, formatSecurityHeaders(), handler);
+    app.get(path, formatSecurityHeaders(), refuseEmbedding(), handler);
   }
 }
 
