@@ -80,6 +80,10 @@ describe('s3 driver', () => {
     await expect(makeS3({ 's3.prefix': 'a/../b' })).rejects.toThrow(/\.\./);
   });
 
+  it('refuses a prefix with a `.` or an empty segment: the request path would lose it, the listing would not', async () => {
+    for (const prefix of ['a/./b', '.', 'a//b']) await expect(makeS3({ 's3.prefix': prefix }), prefix).rejects.toThrow(/s3 prefix/);
+  });
+
   it('fs is chosen for storage=fs, with <dataDir>/blobs as the default root', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'trove-data-'));
     const d = await createDriver(storageConfig((k) => ({ storage: 'fs', 'fs.root': '' })[k]), { dataDir });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { close as closeFd, createReadStream, createWriteStream, open as openFd, read as readFd, stat as statCb } from 'node:fs';
 import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobDriver, BlobReader, BlobSource } from '../types.js';
 import { fsyncPath, keyDirectories } from './directory-sync.js';
@@ -77,18 +76,27 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       const dir = dirname(target);
       keyDirs.forget(dir); // gone: a descriptor kept for it names a directory no longer there
-      // Registered before the mkdir is issued, so no other put can find this directory without finding this entry.
-      const made = (async () => {
-        const firstCreated = await mkdir(dir, { recursive: true });
-        if (firstCreated !== undefined) await flushNewDirectories(firstCreated, dir);
-      })();
-      making.add(made);
-      try {
-        await made;
-      } finally {
-        making.delete(made);
-      }
+      await makeDirectory(dir);
       await rename(from, target); // still ENOENT: `from` itself is gone, and that is the error
+    }
+  }
+
+  /**
+   * `mkdir -p` of `dir` whose new entries are flushed into their parents (see `renameInto`), the root's
+   * own entry included when this makes the root: the temp directory and a spool file's first rename
+   * make it too. Registered before the mkdir is issued, so no other put can find the directory
+   * without finding this entry in `making`.
+   */
+  async function makeDirectory(dir: string): Promise<void> {
+    const made = (async () => {
+      const firstCreated = await mkdir(dir, { recursive: true });
+      if (firstCreated !== undefined) await flushNewDirectories(firstCreated, dir);
+    })();
+    making.add(made);
+    try {
+      await made;
+    } finally {
+      making.delete(made);
     }
   }
 
@@ -106,7 +114,7 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
 
   /** A stream (or a file on another filesystem) written to a fsynced temp file; returns its path. */
   async function writeTemp(source: BlobSource, signal?: AbortSignal): Promise<string> {
-    await mkdir(tmpDir, { recursive: true });
+    await makeDirectory(tmpDir);
     const tmp = join(tmpDir, randomUUID());
     try {
       if ('path' in source) await copyFile(source.path, tmp);
@@ -139,7 +147,7 @@ export function fsDriver(opts: FsDriverOptions): BlobDriver {
    * not to be had, or the spool is on another filesystem: the caller then flushes it on its own.
    */
   async function moveFlushedTogether(path: string, target: string): Promise<boolean> {
-    rootMade ??= mkdir(root, { recursive: true }); // `sync -f` opens it
+    rootMade ??= makeDirectory(root); // `sync -f` opens it
     await rootMade;
     if (!(await together.flush())) return false;
     try {

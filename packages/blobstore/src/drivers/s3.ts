@@ -11,6 +11,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { s3PrefixProblem } from '../prefix.js';
 import type { BlobDriver } from '../types.js';
 
 // This file is loaded only through `createDriver` (a dynamic import): a server on fs never
@@ -22,7 +23,7 @@ export interface S3DriverOptions {
   bucket: string;
   accessKeyId: string;
   secretAccessKey: string;
-  /** Prefix for every object key; slashes at the ends are trimmed, `..` is refused. */
+  /** Prefix for every object key; slashes at the ends are trimmed, `..`, `.` and empty segments are refused. */
   prefix?: string;
   pathStyle?: boolean;
   /** Attempts per request (SDK retries); the storage probe uses 1 so a dead endpoint fails fast. */
@@ -39,7 +40,8 @@ const QUEUE = 4;
 
 export function normalizePrefix(raw: string | undefined): string {
   const p = (raw ?? '').replace(/^\/+|\/+$/g, '');
-  if (p.split('/').includes('..')) throw new Error('s3 prefix must not contain ..');
+  const problem = s3PrefixProblem(p);
+  if (problem) throw new Error(`s3 prefix ${problem}`);
   return p;
 }
 

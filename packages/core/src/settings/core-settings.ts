@@ -1,3 +1,4 @@
+import { s3PrefixProblem } from '@trove/blobstore';
 import { defineSettings, type SettingValue } from './types.js';
 
 const trimSlash = (v: SettingValue) => (typeof v === 'string' ? v.replace(/\/+$/, '') : v);
@@ -85,7 +86,8 @@ export const storageSettings = defineSettings({
       label: 'S3 key prefix',
       help: 'Optional prefix for every object key.',
       normalize: (v) => String(v).replace(/^\/+|\/+$/g, ''),
-      validate: (v) => (String(v).split('/').includes('..') ? 'must not contain ..' : undefined),
+      // The driver's own rule: `a/./b` stored under `a/b/` but listed as `a/./b/`, a store that looked empty.
+      validate: (v) => s3PrefixProblem(String(v)),
     },
     { key: 's3.path_style', type: 'bool', default: false, label: 'Path-style addressing', help: 'Use path-style URLs (needed by most self-hosted S3 servers).' },
     { key: 's3.redirect', type: 'bool', default: true, label: 'Redirect downloads', help: 'On S3, downloads answer 302 to a presigned URL; when off the server streams them.' },

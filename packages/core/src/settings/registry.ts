@@ -29,11 +29,36 @@ export interface PendingChange {
   next: (key: string) => SettingValue;
 }
 
+/** What a hook may change about a PATCH's answer: keys it took over (not saved by the PATCH), the status and the body. */
+export interface PatchOutcome {
+  handled?: string[];
+  status?: number;
+  body?: unknown;
+}
+
 /**
- * Runs before a PATCH is saved; may throw a TroveError to refuse it (e.g. the storage probe),
- * or return keys it took over (saved by the hook itself, e.g. a storage move) plus a response body.
+ * The check phase of a PATCH: runs before anything is saved and before any PatchApplier; may throw a
+ * TroveError to refuse it (auth's SSO discovery, Debian's key file). It must not act on the change
+ * (start work, swap something live): a later check may still refuse the PATCH.
  */
-export type PatchHook = (p: PendingChange) => Promise<void | { handled?: string[]; status?: number; body?: unknown }>;
+export type PatchHook = (p: PendingChange) => Promise<void | PatchOutcome>;
+
+/**
+ * The apply phase, for a change that acts on something live (storage: the blob driver, a move). Runs
+ * only once every PatchHook has accepted the change, in registration order. Its asynchronous part
+ * prepares (probes, looks) and may still refuse by throwing; it must not act yet. It returns a commit
+ * (see PatchCommit), or nothing when the change is not its business.
+ */
+export type PatchApplier = (p: PendingChange) => Promise<void | PatchCommit>;
+
+/**
+ * Runs in one synchronous step with the save, just before it: decides (may still refuse by throwing,
+ * nothing is saved then) and names the keys it takes over. `onSaved` runs right after the values are
+ * saved, in the same step, and is where the change acts: no request can run between the last check,
+ * the save and the act. A commit that holds resources (a driver) releases them when it refuses.
+ */
+export type PatchCommit = () => void | { handled?: string[]; onSaved?: () => void | Omit<PatchOutcome, 'handled'> };
+type PatchEffect = NonNullable<Exclude<ReturnType<PatchCommit>, void>['onSaved']>;
 
 type Watcher = (changed: string[]) => void;
 
@@ -49,6 +74,7 @@ export class SettingsRegistry {
   private readonly dbValues = new Map<string, SettingValue>();
   private readonly watchers = new Map<string, Set<Watcher>>();
   private readonly hooks: PatchHook[] = [];
+  private readonly appliers: PatchApplier[] = [];
   private loaded = false;
   private readonly env: Record<string, string | undefined>;
   readonly dev: boolean;
@@ -164,8 +190,14 @@ export class SettingsRegistry {
     return () => keys.forEach((k) => this.watchers.get(k)?.delete(fn));
   }
 
+  /** A check of every PATCH (see PatchHook); all of them run before any applier. */
   addPatchHook(hook: PatchHook): void {
     this.hooks.push(hook);
+  }
+
+  /** A change's live effect, run only once every check has passed (see PatchApplier). */
+  addPatchApplier(applier: PatchApplier): void {
+    this.appliers.push(applier);
   }
 
   /** `GET /api/settings`. Secrets are reported only as `{set}`. */
@@ -202,23 +234,38 @@ export class SettingsRegistry {
   }
 
   /**
-   * `PATCH /api/settings`. Everything is checked before anything is saved:
-   * types and bounds per key, env locks, group rules on the merged view, then hooks.
+   * `PATCH /api/settings`. Everything is checked before anything is saved or changed: types and
+   * bounds per key, env locks, group rules on the merged view, every check hook, then the appliers'
+   * preparations. Only then, in one synchronous step, their commits, the save and their live effects:
+   * a PATCH refused by any check (400 "nothing was saved") has changed nothing.
    */
   async patch(body: unknown): Promise<{ status: number; body: unknown }> {
-    const { changes, next } = this.pending(body);
+    const pending = this.pending(body);
     let status = 200;
     let extra: unknown;
     const handled = new Set<string>();
-    for (const hook of this.hooks) {
-      const r = await hook({ changes, next });
-      if (r) {
-        r.handled?.forEach((k) => handled.add(k));
-        if (r.status) status = r.status;
-        if (r.body !== undefined) extra = r.body;
-      }
+    const take = (r: void | PatchOutcome) => {
+      if (!r) return;
+      r.handled?.forEach((k) => handled.add(k));
+      if (r.status) status = r.status;
+      if (r.body !== undefined) extra = r.body;
+    };
+    for (const hook of this.hooks) take(await hook(pending));
+    const commits: PatchCommit[] = [];
+    for (const applier of this.appliers) {
+      const commit = await applier(pending);
+      if (commit) commits.push(commit);
     }
-    this.save(new Map([...changes].filter(([k]) => !handled.has(k))));
+    // From here to the return nothing awaits: no other request runs between the commits, the save and the effects.
+    const effects: PatchEffect[] = [];
+    for (const commit of commits) {
+      const r = commit();
+      if (!r) continue;
+      take({ handled: r.handled });
+      if (r.onSaved) effects.push(r.onSaved);
+    }
+    this.save(new Map([...pending.changes].filter(([k]) => !handled.has(k))));
+    for (const effect of effects) take(effect());
     return { status, body: extra ?? this.describe() };
   }
 

@@ -1,12 +1,13 @@
 import { createDriver, LOCATION_KEYS, storageConfig, storageLocation, type BlobDriver, type StorageConfig } from '@trove/blobstore';
 import type { Hono } from 'hono';
 import type { CoreContext } from '../context.js';
-import { badRequest, conflict } from '../errors.js';
+import { badRequest, conflict, invalidSettings } from '../errors.js';
 import type { TroveEnv } from '../http/env.js';
-import type { PendingChange } from '../settings/registry.js';
+import type { PatchCommit, PendingChange } from '../settings/registry.js';
 import { STORAGE_JOB_KEY, type StorageDeps } from './deps.js';
 import { GC_KIND, startSweep, sweepHandler } from './gc.js';
 import { MOVE_KIND, moveHandler, moveJson, type MovePayload } from './move.js';
+import { nestedProblem } from './nesting.js';
 import { ProbeError, probeStore } from './probe.js';
 import { storageRoutes } from './routes.js';
 
@@ -80,6 +81,7 @@ export function createStorage(ctx: CoreContext): Storage {
     }
   }
 
+  // The refusals that need no store: they run with the other packages' checks, before anything acts.
   settings.addPatchHook(async ({ changes, next }: PendingChange) => {
     if (![...changes.keys()].some((k) => STORAGE_KEYS.has(k))) {
       // SPEC: PATCH /api/settings answers 409 while a storage move runs, whatever it changes. Once the
@@ -89,7 +91,18 @@ export function createStorage(ctx: CoreContext): Storage {
     }
     if (moveRunning()) throw conflict('a storage move is running; change storage settings after it ends');
     const nextConfig = storageConfig(next);
-    if (where(nextConfig) === where(liveConfig())) return; // credentials, region, path style: saved, then the watcher rebuilds
+    if (where(nextConfig) === where(liveConfig())) return;
+    const nested = await nestedProblem(liveConfig(), nextConfig, dataDir);
+    if (nested) throw invalidSettings('the new blob store would lie inside the current one, or hold it; nothing was saved', { [nested.key]: nested.message });
+  });
+
+  // The change itself, once every check has passed (auth's, Debian's): the probe, then, in one step with
+  // the save, the driver swap (an empty store) or the move's start. A refused PATCH has changed nothing.
+  settings.addPatchApplier(async ({ changes, next }: PendingChange): Promise<PatchCommit | void> => {
+    if (![...changes.keys()].some((k) => STORAGE_KEYS.has(k))) return;
+    const nextConfig = storageConfig(next);
+    const fromWhere = where(liveConfig());
+    if (where(nextConfig) === fromWhere) return; // credentials, region, path style: saved, then the watcher rebuilds
     const { driver: probeDriver, same } = await probe(next);
     await probeDriver.close?.();
     const nextDriver = await createDriver(nextConfig, { dataDir, warn });
@@ -99,28 +112,46 @@ export function createStorage(ctx: CoreContext): Storage {
     let nothingToMove = same;
     if (!same) {
       await blobs.settlePins();
-      nothingToMove = !(await holdsFiles(blobs.driver)) && blobs.writesBegun === begun;
+      nothingToMove = !(await holdsFiles(blobs.driver));
     }
-    if (nothingToMove) {
-      // Nothing to move: the new store takes over as the settings are saved.
-      swap(nextDriver, nextConfig);
-      return;
+    if (!nothingToMove) {
+      const active = jobs.active(STORAGE_JOB_KEY);
+      if (active?.kind === GC_KIND) await jobs.cancel(active.id); // a sweep gives way to a move
     }
-    await nextDriver.close?.();
-    const active = jobs.active(STORAGE_JOB_KEY);
-    if (active?.kind === GC_KIND) await jobs.cancel(active.id); // a sweep gives way to a move
-    const pick = (get: (k: string) => unknown) => Object.fromEntries(LOCATION_KEYS.map((k) => [k, String(get(k) ?? '')]));
-    const payload: MovePayload = {
-      target: pick(next),
-      from: pick((k) => settings.get(k)),
-      description: storageLocation(nextConfig, dataDir),
-      targetCredentials: sealCredentials(next),
-      fromCredentials: sealCredentials((k) => settings.get(k)),
+    return () => {
+      // Another PATCH may have got here first while this one probed.
+      const refuse = (message: string) => {
+        void nextDriver.close?.();
+        return conflict(message);
+      };
+      if (moveRunning()) throw refuse('a storage move is running; change storage settings after it ends');
+      if (where(liveConfig()) !== fromWhere) throw refuse('the storage settings changed while this change was checked; send it again');
+      if (nothingToMove && (same || blobs.writesBegun === begun)) {
+        // Nothing to move: the new store takes over as the settings are saved.
+        return { onSaved: () => swap(nextDriver, nextConfig) };
+      }
+      void nextDriver.close?.();
+      const active = jobs.active(STORAGE_JOB_KEY);
+      if (active) throw conflict(`a storage job is running (${active.kind}); send the change again`);
+      const pick = (get: (k: string) => unknown) => Object.fromEntries(LOCATION_KEYS.map((k) => [k, String(get(k) ?? '')]));
+      const payload: MovePayload = {
+        target: pick(next),
+        from: pick((k) => settings.get(k)),
+        description: storageLocation(nextConfig, dataDir),
+        targetCredentials: sealCredentials(next),
+        fromCredentials: sealCredentials((k) => settings.get(k)),
+      };
+      // Saved at the switch: until then the settings describe the store the blobs are in, credentials included.
+      // The move starts once the other keys are saved (same step: nothing runs in between).
+      return {
+        handled: [...STORAGE_KEYS],
+        onSaved: () => {
+          const rec = jobs.start(MOVE_KIND, STORAGE_JOB_KEY, payload, { phase: 'copying', after: 0, total: 0, copied: 0, skipped: 0, failed: 0, bytes: 0, old_removed: null });
+          log.info({ move: rec.id, target: payload.description }, 'storage move started');
+          return { status: 202, body: { move: moveJson(rec as never) } };
+        },
+      };
     };
-    const rec = jobs.start(MOVE_KIND, STORAGE_JOB_KEY, payload, { phase: 'copying', after: 0, total: 0, copied: 0, skipped: 0, failed: 0, bytes: 0, old_removed: null });
-    log.info({ move: rec.id, target: payload.description }, 'storage move started');
-    // Saved at the switch: until then the settings describe the store the blobs are in, credentials included.
-    return { handled: [...STORAGE_KEYS], status: 202, body: { move: moveJson(rec as never) } };
   });
 
   /** What the current driver was built from: on fs the S3 credentials do not matter. */

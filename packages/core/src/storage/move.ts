@@ -3,7 +3,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { and, asc, count, gt, gte } from 'drizzle-orm';
-import type { BlobDriver } from '@trove/blobstore';
+import { isContentKey, type BlobDriver } from '@trove/blobstore';
 import { assets, storageMoveFailures } from '../db/schema.js';
 import type { JobHandler, JobRecord, JobRun } from '../jobs/runner.js';
 import type { StorageDeps } from './deps.js';
@@ -11,6 +11,8 @@ import type { StorageDeps } from './deps.js';
 /** Tries after the first to return a blob written during a cancelled or failed move (backoff doubles from RETURN_BACKOFF_MS). */
 const RETURN_RETRIES = 4;
 const RETURN_BACKOFF_MS = 500;
+/** Tries after the first to ask the old store whether it holds the new store's marker, before the cleanup gives up. */
+const SAME_PLACE_RETRIES = 3;
 
 export const MOVE_KIND = 'storage.move';
 
@@ -44,6 +46,8 @@ export interface MoveProgress {
   switched_at?: string;
   /** Blobs removed from the old store after the move (null until then). */
   old_removed?: number | null;
+  /** Why the old store's blobs were left in place after the switch, when that was not a choice (API: `note`). */
+  note?: string;
 }
 
 const BATCH = 200;
@@ -85,6 +89,9 @@ export function moveHandler(deps: StorageDeps): JobHandler<MovePayload, MoveProg
       await copyAll(deps, run, g, old, target);
       await catchUp(deps, run, g, old, target);
       if (g.failed) throw new Error(`${g.failed} file(s) could not be copied; see the failures`);
+      // A cancel asked for during the last pass (which looks at the signal only between batches) ends the
+      // move here: from the next line on it has switched, and DELETE answers 409.
+      run.signal.throwIfAborted();
       deps.settings.setInternal(deps.settingsAt(p.target, p.targetCredentials));
       deps.blobs.endMove(target);
       g.phase = 'cleanup';
@@ -270,21 +277,30 @@ async function copyBack(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress
 
 
 /**
- * Empties the old store once nothing reads from it. A marker written to the target and looked
- * for in the old store proves they are different places first: deleting "old" blobs from the
- * store just moved to would lose them.
+ * Empties the old store once nothing reads from it. First the switch must be on disk (the WAL flush
+ * of `durability`, as the sweep waits for it): a power cut after the deletion would otherwise bring
+ * back settings naming the emptied store. Then a marker written to the target and looked for in the
+ * old store proves they are different places: deleting "old" blobs from the store just moved to would
+ * lose them. A store that cannot answer is asked again; if it still cannot, nothing is deleted and
+ * the move record says why. Only content keys are deleted: a store nested in the old one (its
+ * `sha256/`) lists as `sha256/sha256/...`, which is none.
  */
 async function removeOld(deps: StorageDeps, run: JobRun<MovePayload, MoveProgress>, g: MoveProgress, old: BlobDriver, target: BlobDriver) {
   await deps.blobs.drainReads(old);
+  await deps.durability.settled();
   const marker = `.trove-move/${randomUUID()}`;
   await target.put(marker, { stream: Readable.from([Buffer.from(run.job.id)]), size: Buffer.byteLength(run.job.id) });
-  const same = (await old.head(marker).catch(() => null)) !== null;
+  const place = await holdsMarker(old, marker, run.signal);
   await target.delete(marker);
   let removed = 0;
-  if (same) {
+  if (place.same === null) {
+    g.note = `the old store's blobs were kept: asking it whether it is the new store under another name failed (${place.error}); remove them by hand once you know it is not`;
+    deps.log.warn({ move: run.job.id, reason: place.error }, 'could not tell whether the old store is the new one; nothing removed');
+  } else if (place.same) {
     deps.log.warn({ move: run.job.id }, 'the old and new store are the same place; nothing removed');
   } else {
     let keys: string[] = [];
+    let foreign = 0;
     const flush = async () => {
       run.signal.throwIfAborted();
       if (old.deleteMany) await old.deleteMany(keys);
@@ -293,15 +309,32 @@ async function removeOld(deps: StorageDeps, run: JobRun<MovePayload, MoveProgres
       keys = [];
     };
     for await (const e of old.list('sha256/')) {
+      if (!isContentKey(e.key)) {
+        foreign++;
+        continue;
+      }
       keys.push(e.key);
       if (keys.length === 1000) await flush();
     }
     await flush();
+    if (foreign) deps.log.warn({ move: run.job.id, kept: foreign }, 'objects under sha256/ that are not blobs of the old store were left in place');
   }
   g.old_removed = removed;
   run.update(g, { flush: true });
   deps.log.info({ move: run.job.id, removed }, 'old store emptied');
   await old.close?.();
+}
+
+/** Whether `store` holds `marker`; `same: null` with the last error when it kept failing to answer. */
+async function holdsMarker(store: BlobDriver, marker: string, signal: AbortSignal): Promise<{ same: boolean } | { same: null; error: string }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return { same: (await store.head(marker)) !== null };
+    } catch (err) {
+      if (attempt === SAME_PLACE_RETRIES) return { same: null, error: (err as Error)?.message || String(err) };
+    }
+    await sleep(RETURN_BACKOFF_MS * 2 ** attempt, undefined, { signal });
+  }
 }
 
 async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -331,5 +364,7 @@ export function moveJson(rec: JobRecord<MovePayload, MoveProgress>) {
     target: rec.payload.description,
     /** Blobs removed from the old store after the move; null until that has finished. */
     old_removed: rec.state === 'done' ? (g.old_removed ?? null) : null,
+    /** Why the old store's blobs were left in place (it could not be told apart from the new one); else null. */
+    note: g.note ?? null,
   };
 }

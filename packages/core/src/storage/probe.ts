@@ -1,9 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BlobDriver } from '@trove/blobstore';
 
 const PROBE_MS = 15_000;
+/** Questions to the current store whether it sees the probe object, before an error counts as "no". */
+const SAME_PLACE_TRIES = 3;
 
 /** A probe failure: the message says which step failed and why, for the admin. */
 export class ProbeError extends Error {}
@@ -37,10 +40,26 @@ export async function probeStore(target: BlobDriver, current?: BlobDriver): Prom
       return s ? buffer(s) : null;
     });
     if (!back?.equals(bytes)) throw new ProbeError('storage probe failed at get: the object read back differs from the one written');
-    const same = current ? (await current.head(key).catch(() => null)) !== null : false;
-    return { same };
+    return { same: current ? await seenBy(current, key) : false };
   } finally {
     await step('delete', () => target.delete(key));
+  }
+}
+
+/**
+ * Whether `store` sees the probe object. An error is no answer: asked again (a store under load resets a
+ * connection now and then). One that keeps failing counts as another place, the safe side here: the
+ * change then moves the blobs (a copy onto itself changes nothing), and the move's cleanup asks again
+ * before deleting anything.
+ */
+async function seenBy(store: BlobDriver, key: string): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await store.head(key)) !== null;
+    } catch {
+      if (attempt === SAME_PLACE_TRIES - 1) return false;
+    }
+    await sleep(200 * 2 ** attempt);
   }
 }
 
