@@ -173,6 +173,8 @@ export interface StorageMove {
   target: Record<string, string>;
   /** Blobs removed from the old store once the move is done; null until that cleanup has finished. */
   old_removed: number | null;
+  /** Why the old store's blobs were kept (it could not be told apart from the new one); else null. */
+  note: string | null;
 }
 export interface MoveFailure {
   asset_id: string | number;

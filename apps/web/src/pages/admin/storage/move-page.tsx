@@ -128,7 +128,11 @@ export function MovePage({ id }: { id: string }) {
                 <>
                   <dt>Old store</dt>
                   <dd data-testid="move-old-removed">
-                    {move.old_removed === null ? 'being emptied…' : `emptied (${move.old_removed} ${move.old_removed === 1 ? 'file' : 'files'} removed)`}
+                    {move.note
+                      ? `kept: ${move.note}`
+                      : move.old_removed === null
+                        ? 'being emptied…'
+                        : `emptied (${move.old_removed} ${move.old_removed === 1 ? 'file' : 'files'} removed)`}
                   </dd>
                 </>
               )}
