@@ -56,7 +56,7 @@ export function createAuth(ctx: CoreContext): AuthModule {
   const pending = new PendingLogins();
   const tokens = new ReadTokenStore(ctx);
   const publishing = createPublishing(ctx, { proof, failures });
-  const sso = createSso(ctx, { sessions, failures });
+  const sso = createSso(ctx, { sessions });
   let timer: NodeJS.Timeout | undefined;
   const purge = () => {
     try {

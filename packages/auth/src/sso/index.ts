@@ -26,7 +26,7 @@ export interface SsoModule {
  * cache and the sign-ins in progress; sessions come from the accounts half's `UiSessionStore`.
  * Settings live in `ssoSettings` (../settings.ts); the settings check is a PatchHook.
  */
-export function createSso(ctx: CoreContext, deps: { sessions: UiSessionStore; failures: TokenBuckets; discovery?: DiscoveryOptions }): SsoModule {
+export function createSso(ctx: CoreContext, deps: { sessions: UiSessionStore; discovery?: DiscoveryOptions }): SsoModule {
   const discovery = new DiscoveryCache({ ...deps.discovery, warn: (msg, detail) => ctx.log.warn(detail, msg) });
   return {
     routes: ssoRoutes({
@@ -37,7 +37,6 @@ export function createSso(ctx: CoreContext, deps: { sessions: UiSessionStore; fa
       sessions: deps.sessions,
       // 20 at once per IP, then one every 3 s: an office behind one address signing in at nine still gets through.
       starts: new TokenBuckets({ burst: 20, intervalMs: 3000 }),
-      failures: deps.failures,
     }),
   };
 }

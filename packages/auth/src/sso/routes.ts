@@ -16,10 +16,12 @@ export interface SsoParts {
   discovery: DiscoveryCache;
   users: SsoUsers;
   sessions: UiSessionStore;
-  /** Sign-in starts per client IP: each keeps a sign-in in progress (of at most 10,000) and may fetch discovery. */
+  /**
+   * Sign-in starts per client IP: each keeps a sign-in in progress (of at most 10,000) and may fetch
+   * discovery. It also bounds the callbacks that reach the provider's token endpoint: only a callback
+   * with the cookie of a started sign-in gets that far, once.
+   */
   starts: TokenBuckets;
-  /** The failed-attempt limiter password sign-ins use: a failed callback is a failed sign-in of its IP. */
-  failures: TokenBuckets;
 }
 
 /** Binds a started SSO sign-in to the browser; only the two SSO routes ever see it. */
@@ -35,7 +37,7 @@ const ipOf = (c: Context<TroveEnv>) => c.get('clientIp') ?? '0.0.0.0';
  * `GET /api/auth/oidc/login` and `/callback` (SPEC "Sign-in and account routes") and
  * `POST /api/settings/oidc/test`; also installs the settings check on SSO changes.
  */
-export function ssoRoutes({ ctx, flow, discovery, users, sessions, starts, failures }: SsoParts): Hono<TroveEnv> {
+export function ssoRoutes({ ctx, flow, discovery, users, sessions, starts }: SsoParts): Hono<TroveEnv> {
   const app = new Hono<TroveEnv>();
   const secure = () => ctx.settings.bool('cookie.secure');
   const get = (key: string) => ctx.settings.get(key);
@@ -100,8 +102,6 @@ export function ssoRoutes({ ctx, flow, discovery, users, sessions, starts, failu
     deleteCookie(c, STATE_COOKIE, { path: STATE_PATH, httpOnly: true, sameSite: 'Lax', secure: secure() });
     c.header('cache-control', 'no-store');
     const ip = ipOf(c);
-    // Checked before the sign-in in progress is used up or the provider's token endpoint is called.
-    if (failures.retryAfter(`ip:${ip}`) > 0) return refuse(c, 'rate_limited');
     try {
       const entry = flow.take(cookie);
       const cfg = ssoConfig(get);
@@ -126,7 +126,6 @@ export function ssoRoutes({ ctx, flow, discovery, users, sessions, starts, failu
       // The reason for the operator; the browser only learns the category.
       ctx.log.warn({ reason: failure.reason, why: failure.why }, 'SSO sign-in refused');
       ctx.audit.record({ action: 'login.failed', actor: '', ip, target: '', detail: { sso: true, reason: failure.reason, why: failure.why.slice(0, 500) } });
-      failures.fail([`ip:${ip}`]);
       return refuse(c, failure.reason);
     }
   });

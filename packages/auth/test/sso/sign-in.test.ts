@@ -226,7 +226,7 @@ describe('SSO refusals: /#/login?error=<reason>, the reason logged for the opera
 });
 
 describe('SSO sign-in limits', () => {
-  it('limits sign-in starts per client IP and counts failed callbacks as failed sign-ins', async () => {
+  it('limits sign-in starts per client IP, and does not count failed callbacks against it', async () => {
     sso = await startSso();
     const b = new Browser(sso);
     const start = () => b.request(`${sso!.h.url}/api/auth/oidc/login`);
@@ -237,17 +237,16 @@ describe('SSO sign-in limits', () => {
     expect(new URL(limited.location!).hash).toBe('#/login?error=rate_limited');
     expect(limited.setCookies.some((l) => l.startsWith('tr_oidc='))).toBe(false);
 
-    // A failed callback is a failed sign-in of that IP: after ten, the callback and a password sign-in are both refused.
+    // Failed callbacks are not failed sign-ins of the IP: what fails there is often not the caller's doing
+    // (a provider outage, staff trying the admin-only SSO), and the IP's bucket also guards Maven and apt.
     const other = new Browser(sso);
-    const callback = async () => new URL((await other.request(`${sso!.callback}?code=x&state=y`)).location!).hash;
-    for (let i = 0; i < 10; i++) expect(await callback()).toBe('#/login?error=sso_failed');
-    expect(await callback()).toBe('#/login?error=rate_limited');
+    for (let i = 0; i < 12; i++) expect(new URL((await other.request(`${sso!.callback}?code=x&state=y`)).location!).hash).toBe('#/login?error=sso_failed');
     const password = await fetch(`${sso.h.url}/api/auth/login`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ username: 'nobody', password: 'whatever-password' }),
     });
-    expect(password.status).toBe(429);
+    expect(password.status).toBe(401);
   });
 });
 
