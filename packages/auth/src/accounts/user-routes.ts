@@ -68,6 +68,7 @@ export function userRoutes(
     if (!cred.user.isAdmin && (!self || Object.keys(b).some((k) => k !== 'password' && k !== 'current_password'))) throw forbidden('admin only');
     // Changing one's own password proves the current one, admins included: a session left open must not be
     // enough to lock its owner out. (An admin setting someone else's password is the admin's reset.)
+    if (b.password !== undefined && target.kind !== 'local') throw badRequest('SSO users have no password');
     if (self && b.password !== undefined) {
       // A wrong current password is a failed sign-in (SPEC Limits): same keys, counted before scrypt runs.
       const ip = c.get('clientIp') ?? '0.0.0.0';
@@ -89,7 +90,6 @@ export function userRoutes(
     }
     if (self && (set.disabled === true || set.isAdmin === false)) throw badRequest('you cannot disable yourself or drop your own admin flag');
     if (b.password !== undefined) {
-      if (target.kind !== 'local') throw badRequest('SSO users have no password');
       const weak = checkPasswordStrength(b.password);
       if (weak) throw badRequest(weak);
       set.passwordHash = await hashPassword(b.password as string);

@@ -95,6 +95,10 @@ describe('SSO users', () => {
     expect((await b.api('/api/security/recovery-codes', { method: 'POST' })).status).toBe(403);
     expect((await b.api('/api/publish/sessions/manual', { body: { repo: 'any', totp_code: '123456' } })).status).toBe(403);
     expect((await b.api('/api/devices/approve', { body: { user_code: 'ABCD-EFGH', totp_code: '123456' } })).status).toBe(403);
+    // Setting a password on oneself is refused for what it is, not counted as a wrong current password.
+    const own = await b.api('/api/users/alice', { method: 'PATCH', body: { password: 'a-new-password-1', current_password: 'none' } });
+    expect(own.status).toBe(400);
+    expect(own.body.error).toMatch(/SSO users have no password/);
     // SPEC: a password sign-in of an SSO user is 401.
     const r = await b.api('/api/auth/login', { body: { username: 'alice', password: 'anything-at-all' } });
     expect(r.status).toBe(401);
