@@ -100,9 +100,27 @@ export class Accounts {
 
 /** TOTP codes for a seed, at any offset in time steps (codes at distinct steps can each be used once). */
 export class Totp {
+  /** Steps this seed's codes were handed out for: each works once. */
+  private readonly used = new Set<number>();
   constructor(readonly secret: string) {}
   code(stepOffset = 0): string {
-    return authenticator.clone({ epoch: Date.now() + stepOffset * 30_000 }).generate(this.secret);
+    const step = Math.floor(Date.now() / 30_000) + stepOffset;
+    this.used.add(step);
+    return this.at(step);
+  }
+  /**
+   * A code of the window around now (-1, 0, +1 steps) not handed out before. A relative offset is not
+   * enough in a test that may cross a 30 s boundary: `code(-1)` then names the step an earlier `code()` used.
+   */
+  fresh(): string {
+    const now = Math.floor(Date.now() / 30_000);
+    const step = [now + 1, now, now - 1].find((s) => !this.used.has(s));
+    if (step === undefined) throw new Error('every code of the current window was used; wait for the next step');
+    this.used.add(step);
+    return this.at(step);
+  }
+  private at(step: number): string {
+    return authenticator.clone({ epoch: step * 30_000 + 15_000 }).generate(this.secret);
   }
 }
 
