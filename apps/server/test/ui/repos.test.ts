@@ -109,6 +109,10 @@ describe('repositories in the browser', () => {
     await screenshot(page, 'repo-admin');
 
     await page.goto(`${server.base}/#/admin/users`);
+    // The admin's own row: changing one's own password proves the current one, which the Security page asks for.
+    const own = page.locator('.user').filter({ has: page.locator('strong', { hasText: new RegExp(`^${ADMIN.username}$`) }) });
+    await own.getByRole('link', { name: 'Change your password' }).waitFor();
+    expect(await own.getByRole('button', { name: 'Reset password' }).count()).toBe(0);
     const uma = page.locator('.user', { hasText: 'uma' });
     await uma.getByRole('button', { name: 'Reset password' }).click();
     await uma.getByLabel('New password for uma').fill('uma second password');

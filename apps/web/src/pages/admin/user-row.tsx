@@ -49,11 +49,13 @@ export function UserRow({ user, onChange }: { user: User; onChange(): void }) {
           <button type="button" aria-expanded={editingEmail} disabled={busy} onClick={() => setEditingEmail(!editingEmail)}>
             Edit email
           </button>
-          {user.kind === 'local' && (
+          {user.kind === 'local' && !self && (
             <button type="button" aria-expanded={resetting} disabled={busy} onClick={() => setResetting(!resetting)}>
               Reset password
             </button>
           )}
+          {/* One's own password is changed with the current one, which the Security page asks for. */}
+          {user.kind === 'local' && self && <a href="#/security">Change your password</a>}
         </div>
       </div>
       {editingEmail && (
