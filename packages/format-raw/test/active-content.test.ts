@@ -67,6 +67,13 @@ describe('uploaded files never run as pages of Trove', () => {
     for (const dest of ['document', 'empty', undefined]) {
       const r = await fetch(`${s.url}/raw/files/app.js`, { headers: dest ? { 'Sec-Fetch-Dest': dest } : {} });
       expect(r.status, String(dest)).toBe(200);
+      expect(r.headers.get('vary')).toMatch(/Sec-Fetch-Dest/);
     }
+    // Another site's page may include a script kept in a raw repository: it runs there, not on Trove's origin.
+    for (const site of ['cross-site', 'same-site']) {
+      const r = await fetch(`${s.url}/raw/files/app.js`, { headers: { 'Sec-Fetch-Dest': 'script', 'Sec-Fetch-Site': site } });
+      expect(r.status, site).toBe(200);
+    }
+    expect((await fetch(`${s.url}/raw/files/app.js`, { headers: { 'Sec-Fetch-Dest': 'script', 'Sec-Fetch-Site': 'same-origin' } })).status).toBe(403);
   });
 });

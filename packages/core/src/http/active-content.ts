@@ -42,7 +42,13 @@ export function contentHeaders(contentType: string, filename?: string): Record<s
  */
 const EMBEDDING_DESTINATIONS = new Set(['script', 'style', 'worker', 'sharedworker', 'serviceworker', 'audioworklet', 'paintworklet', 'xslt', 'object', 'embed', 'manifest']);
 
-/** Whether a request asks for stored bytes as code or style of a page (see EMBEDDING_DESTINATIONS). */
-export function isEmbeddingRequest(secFetchDest: string | string[] | undefined): boolean {
-  return typeof secFetchDest === 'string' && EMBEDDING_DESTINATIONS.has(secFetchDest.toLowerCase());
+/**
+ * Whether a page of Trove's own origin asks for stored bytes as its code or style (see
+ * EMBEDDING_DESTINATIONS). Another site's page may still include a script or style sheet kept in a
+ * raw repository: it runs in that site's origin, not Trove's (`Sec-Fetch-Site: cross-site`/`same-site`).
+ */
+export function isEmbeddingRequest(secFetchDest: string | string[] | undefined, secFetchSite: string | string[] | undefined): boolean {
+  if (typeof secFetchDest !== 'string' || !EMBEDDING_DESTINATIONS.has(secFetchDest.toLowerCase())) return false;
+  const site = typeof secFetchSite === 'string' ? secFetchSite.toLowerCase() : '';
+  return site !== 'cross-site' && site !== 'same-site';
 }

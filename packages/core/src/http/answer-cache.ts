@@ -74,7 +74,7 @@ export class AnswerCache {
     // The fetch adapter refuses a missing or malformed Host with a 400: leave those to it.
     if (h.host === undefined || !HOST.test(h.host)) return false;
     // Refused by the app (format-headers.ts): never answered from memory.
-    if (isEmbeddingRequest(h['sec-fetch-dest'])) return false;
+    if (isEmbeddingRequest(h['sec-fetch-dest'], h['sec-fetch-site'])) return false;
     const url = req.url ?? '';
     const stamp = this.ctx.generations.current();
     const a = this.answers.get(url);

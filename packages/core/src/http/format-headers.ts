@@ -14,6 +14,8 @@ import type { TroveEnv } from './env.js';
 export const FORMAT_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': "sandbox; default-src 'none'",
   'X-Content-Type-Options': 'nosniff',
+  // The answer depends on them (refuseEmbedding): a shared cache must not hand a download to a script load.
+  Vary: 'Sec-Fetch-Dest, Sec-Fetch-Site',
 };
 
 export function formatSecurityHeaders(): MiddlewareHandler<TroveEnv> {
@@ -34,7 +36,7 @@ export function formatSecurityHeaders(): MiddlewareHandler<TroveEnv> {
  */
 export function refuseEmbedding(): MiddlewareHandler<TroveEnv> {
   return async function refuseEmbeddingMiddleware(c, next) {
-    if (isEmbeddingRequest(c.req.header('sec-fetch-dest'))) {
+    if (isEmbeddingRequest(c.req.header('sec-fetch-dest'), c.req.header('sec-fetch-site'))) {
       throw forbidden('stored files are not served as scripts, style sheets or workers of a page');
     }
     await next();

@@ -110,13 +110,18 @@ export function createStorage(ctx: CoreContext): Storage {
     // began while it was looked at. The check and the swap run in one step; later writes go to the new store.
     const begun = blobs.writesBegun;
     let nothingToMove = same;
-    if (!same) {
-      await blobs.settlePins();
-      nothingToMove = !(await holdsFiles(blobs.driver));
-    }
-    if (!nothingToMove) {
-      const active = jobs.active(STORAGE_JOB_KEY);
-      if (active?.kind === GC_KIND) await jobs.cancel(active.id); // a sweep gives way to a move
+    try {
+      if (!same) {
+        await blobs.settlePins();
+        nothingToMove = !(await holdsFiles(blobs.driver));
+      }
+      if (!nothingToMove) {
+        const active = jobs.active(STORAGE_JOB_KEY);
+        if (active?.kind === GC_KIND) await jobs.cancel(active.id); // a sweep gives way to a move
+      }
+    } catch (err) {
+      await nextDriver.close?.(); // an S3 client holds sockets
+      throw err;
     }
     return () => {
       // Another PATCH may have got here first while this one probed.

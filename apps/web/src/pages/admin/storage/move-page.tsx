@@ -129,7 +129,7 @@ export function MovePage({ id }: { id: string }) {
                   <dt>Old store</dt>
                   <dd data-testid="move-old-removed">
                     {move.note
-                      ? `kept: ${move.note}`
+                      ? move.note
                       : move.old_removed === null
                         ? 'being emptied…'
                         : `emptied (${move.old_removed} ${move.old_removed === 1 ? 'file' : 'files'} removed)`}
