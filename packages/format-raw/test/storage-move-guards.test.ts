@@ -124,6 +124,10 @@ describe('a location nested in the current one', () => {
         const r = await c.api('PATCH', '/settings', { 'fs.root': to });
         expect(r.status, to).toBe(400);
         expect(r.body.fields, to).toHaveProperty(['fs.root']);
+        // The admin's "Test" before saving says the same.
+        const tested = await c.api('POST', '/settings/storage/test', { 'fs.root': to });
+        expect(tested.status, to).toBe(400);
+        expect(tested.body, to).toMatchObject({ ok: false, fields: { 'fs.root': expect.any(String) } });
       }
       expect((await c.api('GET', '/storage/moves/current')).status).toBe(404);
       expect(await setting(c, 'fs.root')).toBe('');

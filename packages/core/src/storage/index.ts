@@ -185,6 +185,9 @@ export function createStorage(ctx: CoreContext): Storage {
 
   async function test(body: unknown) {
     const pending = settings.preview(body);
+    // The PATCH's nesting rule, so a test that passes is a change that will be taken.
+    const nested = await nestedProblem(liveConfig(), storageConfig(pending.next), dataDir);
+    if (nested) throw invalidSettings('the new blob store would lie inside the current one, or hold it', { [nested.key]: nested.message });
     const { driver } = await probe(pending.next);
     await driver.close?.();
   }
