@@ -137,18 +137,19 @@ describe('a location nested in the current one', () => {
     }
   });
 
-  it('is refused with 400 for an S3 prefix inside the keys of the current store', async () => {
+  it('is refused with 400 for an S3 prefix inside the keys of the current store, or holding it among its own', async () => {
     const server = await startStorageServer();
     const c = client(() => server.url);
     try {
-      expect((await c.api('PATCH', '/settings', s3Settings(s3, 'nest'))).status).toBe(200); // empty: switches at once
+      // A current prefix that itself lies in the keys a store at the top of the bucket would use.
+      expect((await c.api('PATCH', '/settings', s3Settings(s3, 'sha256/nest'))).status).toBe(200); // empty: switches at once
       const files = await putFiles(c, 5, 'n');
-      for (const prefix of ['nest/sha256', 'nest/sha256/x', 'nest/.trove-move']) {
+      for (const prefix of ['sha256/nest/sha256', 'sha256/nest/sha256/x', 'sha256/nest/.trove-move', '']) {
         const r = await c.api('PATCH', '/settings', { 's3.prefix': prefix });
         expect(r.status, prefix).toBe(400);
         expect(r.body.fields, prefix).toHaveProperty(['s3.prefix']);
       }
-      expect(await setting(c, 's3.prefix')).toBe('nest');
+      expect(await setting(c, 's3.prefix')).toBe('sha256/nest');
       await expectReadable(c, files);
     } finally {
       await server.close();
