@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,7 +8,7 @@ import type { BlobDriver } from '@trove/blobstore';
 import { startS3Server, type TestS3Server } from '@trove/blobstore/testing/s3-server';
 import { invalidSettings } from '@trove/core';
 import type { TestServer } from '@trove/core/testing/server';
-import { client, s3Settings, sha, startStorageServer, until } from './storage-server.js';
+import { client, filesUnder, s3Settings, sha, startStorageServer, until } from './storage-server.js';
 
 // The storage move's guards: what a refused PATCH, a nested location, a late cancel, an unflushed
 // switch and a same-place check that cannot answer must never do to the blobs.
@@ -23,17 +23,15 @@ afterAll(async () => {
 
 /** Blob files under an fs root (its `sha256/` tree). */
 function blobsUnder(root: string): string[] {
-  const dir = join(root, 'sha256');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  return filesUnder(join(root, 'sha256'));
 }
 
 /** Object names in the test bucket, relative to the bucket. */
 function objects(): string[] {
   const dir = join(s3.dir, s3.bucket);
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('._S3rver_object'))
-    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1).replace(/\._S3rver_object$/, ''));
+  return filesUnder(dir)
+    .filter((f) => f.endsWith('._S3rver_object'))
+    .map((f) => f.slice(dir.length + 1).replace(/\._S3rver_object$/, ''));
 }
 
 const setting = async (c: ReturnType<typeof client>, key: string) =>

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3Server, type TestS3Server } from '@trove/blobstore/testing/s3-server';
 import type { TestServer } from '@trove/core/testing/server';
 import { schema } from '@trove/core';
-import { client, eachLimited, makeFiles, s3Settings, sha, startStorageServer, until } from './storage-server.js';
+import { client, eachLimited, filesUnder, makeFiles, s3Settings, sha, startStorageServer, until } from './storage-server.js';
 
 let s3: TestS3Server;
 beforeAll(async () => {
@@ -15,14 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await s3?.close();
 });
-
-/** Every key under `dir` on disk (an fs blob root), recursively. */
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name));
-}
 
 /** Objects under `prefix` on the test S3 server, as the s3rver directory holds them. */
 function objectsUnder(prefix: string): string[] {

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CoreContext, Credential } from '@trove/core';
 import { staticResolver } from '@trove/core/testing/resolver';
 import { startTestServer, type TestServer } from '@trove/core/testing/server';
@@ -88,4 +90,12 @@ export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Every file under `dir` on disk (an fs blob root, or the s3rver directory), recursively. */
+export function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 }
