@@ -25,3 +25,14 @@ describe('s3.prefix', () => {
     expect(await prefixNow()).toBe('trove/v1.2');
   });
 });
+
+describe('fs.root', () => {
+  it('must be an absolute path: a relative one would depend on where the server was started', async () => {
+    s = await coreServer();
+    for (const bad of ['blobs', './blobs', '../elsewhere']) {
+      const r = await patch({ 'fs.root': bad });
+      expect(r.status, bad).toBe(400);
+      expect(((await r.json()) as any).fields['fs.root'], bad).toMatch(/absolute/);
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { s3PrefixProblem } from '@trove/blobstore';
 import { defineSettings, type SettingValue } from './types.js';
 
@@ -73,7 +74,15 @@ export const storageSettings = defineSettings({
   label: 'Storage',
   settings: [
     { key: 'storage', type: 'string', default: 'fs', options: ['fs', 's3', 'r2'], label: 'Blob store', help: 'Where file contents live: local disk (fs) or an S3-compatible store (s3; r2 is an alias).' },
-    { key: 'fs.root', type: 'string', default: '', label: 'Blob directory', help: 'Directory for blobs when storage is fs; empty means blobs/ in the data directory.' },
+    {
+      key: 'fs.root',
+      type: 'string',
+      default: '',
+      label: 'Blob directory',
+      help: 'Absolute path of the directory for blobs when storage is fs; empty means blobs/ in the data directory.',
+      // A relative path would depend on the directory the server happens to be started from.
+      validate: (v) => (v === '' || isAbsolute(String(v)) ? undefined : 'must be an absolute path (or empty for blobs/ in the data directory)'),
+    },
     { key: 's3.endpoint', type: 'string', default: '', label: 'S3 endpoint', help: 'Endpoint URL of the S3-compatible store.', validate: s3Endpoint },
     { key: 's3.region', type: 'string', default: 'auto', label: 'S3 region', help: 'Region name.' },
     { key: 's3.bucket', type: 'string', default: '', label: 'S3 bucket', help: 'Bucket name.' },
