@@ -11,6 +11,7 @@ import { createPublishing, publishMigrations } from './publish/index.js';
 import { failedAttemptLimiter } from './rate-limit/token-buckets.js';
 import { SecondFactors } from './second-factor/index.js';
 import { securityRoutes } from './second-factor/routes.js';
+import { secondFactorResetRoutes } from './second-factor/admin-reset.js';
 import { PendingLogins } from './sessions/pending-logins.js';
 import { UiSessionStore } from './sessions/ui-sessions.js';
 import { publishSettings, sessionSettings, ssoSettings } from './settings.js';
@@ -71,6 +72,7 @@ export function createAuth(ctx: CoreContext): AuthModule {
       loginRoutes({ ctx, factors, sessions, pending, failures }),
       userRoutes(ctx, proof, sessions, failures, { onDisabled: (user) => publishing.endSessionsOf(user.id) }),
       securityRoutes(ctx, factors, sessions),
+      secondFactorResetRoutes(ctx, factors, sessions),
       tokenRoutes(ctx, tokens),
       auditRoutes(ctx),
       publishing.routes,

@@ -113,6 +113,15 @@ describe('repositories in the browser', () => {
     const own = page.locator('.user').filter({ has: page.locator('strong', { hasText: new RegExp(`^${ADMIN.username}$`) }) });
     await own.getByRole('link', { name: 'Change your password' }).waitFor();
     expect(await own.getByRole('button', { name: 'Reset password' }).count()).toBe(0);
+    // A user who lost their authenticator: the admin removes their factors; the next sign-in sets up a new one.
+    await createUser(server.base, 'vera', 'vera lost her phone');
+    await signInWithTotp(server.base, 'vera', 'vera lost her phone');
+    await page.reload();
+    const vera = page.locator('.user', { hasText: 'vera' });
+    await vera.getByRole('button', { name: 'Reset second factor' }).click();
+    await vera.getByRole('button', { name: 'Remove every second factor of vera' }).click();
+    await vera.getByText('vera has no second factor now').waitFor();
+    await vera.getByText('no second factor', { exact: true }).waitFor();
     const uma = page.locator('.user', { hasText: 'uma' });
     await uma.getByRole('button', { name: 'Reset password' }).click();
     await uma.getByLabel('New password for uma').fill('uma second password');

@@ -87,6 +87,11 @@ export class UiSessionStore {
     this.ctx.db.delete(uiSessions).where(eq(uiSessions.id, id)).run();
   }
 
+  /** Ends every session of the user (their second factors were reset). */
+  endAllOf(userId: string): void {
+    this.ctx.db.delete(uiSessions).where(eq(uiSessions.userId, userId)).run();
+  }
+
   purge(now = Date.now()): number {
     return this.ctx.db.delete(uiSessions).where(lt(uiSessions.expiresAt, new Date(now))).run().changes;
   }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
-import { enc, patch } from '../../api/client';
+import { del, enc, patch } from '../../api/client';
 import type { User } from '../../api/types';
+import { ConfirmButton } from '../../components/confirm-button';
 import { Time } from '../../components/format';
 import { ErrorMessage, Notice } from '../../components/states';
 import { useMe } from '../../session';
@@ -56,6 +57,21 @@ export function UserRow({ user, onChange }: { user: User; onChange(): void }) {
           )}
           {/* One's own password is changed with the current one, which the Security page asks for. */}
           {user.kind === 'local' && self && <a href="#/security">Change your password</a>}
+          {/* A lost phone or security key: the user signs in with the password and sets up a new factor. */}
+          {user.kind === 'local' && !self && !user.second_factor_required && (
+            <ConfirmButton
+              label="Reset second factor"
+              confirm={`Remove every second factor of ${user.username}`}
+              onConfirm={async () => {
+                await run(async () => {
+                  setNotice('');
+                  await del(`/api/users/${enc(user.username)}/second-factors`);
+                  setNotice(`${user.username} has no second factor now and was signed out; their next sign-in sets up a new one.`);
+                  onChange();
+                });
+              }}
+            />
+          )}
         </div>
       </div>
       {editingEmail && (
