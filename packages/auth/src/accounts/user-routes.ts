@@ -66,9 +66,9 @@ export function userRoutes(
     const self = cred.user.id === target.id;
     // A user may change only their own password.
     if (!cred.user.isAdmin && (!self || Object.keys(b).some((k) => k !== 'password' && k !== 'current_password'))) throw forbidden('admin only');
+    if (b.password !== undefined && target.kind !== 'local') throw badRequest('SSO users have no password');
     // Changing one's own password proves the current one, admins included: a session left open must not be
     // enough to lock its owner out. (An admin setting someone else's password is the admin's reset.)
-    if (b.password !== undefined && target.kind !== 'local') throw badRequest('SSO users have no password');
     if (self && b.password !== undefined) {
       // A wrong current password is a failed sign-in (SPEC Limits): same keys, counted before scrypt runs.
       const ip = c.get('clientIp') ?? '0.0.0.0';

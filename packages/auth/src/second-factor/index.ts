@@ -1,6 +1,4 @@
-import { eq } from 'drizzle-orm';
 import { unauthorized, type CoreContext, type UserRow } from '@trove/core';
-import { passkeys, recoveryCodes, totpFactors } from '../accounts/schema.js';
 import type { FreshProofVerifier } from '../contracts.js';
 import type { TokenBuckets } from '../rate-limit/token-buckets.js';
 import { Passkeys } from './passkeys.js';
@@ -33,10 +31,10 @@ export class SecondFactors {
 
   /** Removes every TOTP authenticator, passkey and recovery code of the user, in one transaction; how many of each. */
   removeAll(userId: string): { totp: number; passkeys: number; recovery_codes: number } {
-    return this.ctx.db.transaction((tx) => ({
-      totp: tx.delete(totpFactors).where(eq(totpFactors.userId, userId)).run().changes,
-      passkeys: tx.delete(passkeys).where(eq(passkeys.userId, userId)).run().changes,
-      recovery_codes: tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run().changes,
+    return this.ctx.db.transaction(() => ({
+      totp: this.totp.removeAll(userId),
+      passkeys: this.passkeys.removeAll(userId),
+      recovery_codes: this.recovery.discard(userId),
     }));
   }
 

@@ -54,6 +54,11 @@ export class Passkeys {
     return this.ctx.db.delete(passkeys).where(and(eq(passkeys.id, id), eq(passkeys.userId, userId))).run().changes > 0;
   }
 
+  /** Removes all of the user's (an admin's reset); how many there were. */
+  removeAll(userId: string): number {
+    return this.ctx.db.delete(passkeys).where(eq(passkeys.userId, userId)).run().changes;
+  }
+
   async registrationOptions(user: UserRow): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const { rpID } = this.rp();
     const { generateRegistrationOptions } = await webauthn();

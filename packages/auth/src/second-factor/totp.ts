@@ -74,6 +74,11 @@ export class TotpFactors {
     return this.ctx.db.delete(totpFactors).where(and(eq(totpFactors.id, id), eq(totpFactors.userId, userId))).run().changes > 0;
   }
 
+  /** Removes all of the user's (an admin's reset); how many there were. */
+  removeAll(userId: string): number {
+    return this.ctx.db.delete(totpFactors).where(eq(totpFactors.userId, userId)).run().changes;
+  }
+
   /** True when the code matches one of the user's authenticators and was not used before. */
   verify(userId: string, given: unknown): boolean {
     const code = totpCode(given);
