@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import { PatternRouter } from 'hono/router/pattern-router';
 import type { Core } from '../create-core.js';
 import type { FormatInstance } from '../modules/format.js';
-import { TroveError } from '../errors.js';
+import { notFound, troveError } from '../errors.js';
 import { credentials } from './credentials.js';
 import type { TroveEnv } from './env.js';
 import { formatSecurityHeaders, refuseEmbedding } from './format-headers.js';
@@ -51,8 +51,8 @@ function routeMethods(routes: Hono<TroveEnv>): (path: string) => string[] {
 
 /** A request no format route took: 404 for a path the format does not serve, else 405 (or OPTIONS' 204) with Allow. */
 function answerOtherMethod(c: Context<TroveEnv>, allowed: string[]): Response {
-  if (allowed.length === 0 || allowed.includes(c.req.method)) throw new TroveError(404, 'not_found', 'not found');
+  if (allowed.length === 0 || allowed.includes(c.req.method)) throw notFound('not found');
   const allow = [...allowed, 'OPTIONS'].join(', ');
   if (c.req.method === 'OPTIONS') return c.body(null, 204, { Allow: allow });
-  throw new TroveError(405, 'method_not_allowed', `${c.req.method} is not supported here; this path answers ${allow}`, {}, { Allow: allow });
+  throw troveError('method_not_allowed', `${c.req.method} is not supported here; this path answers ${allow}`, {}, { Allow: allow });
 }

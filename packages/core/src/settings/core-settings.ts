@@ -30,7 +30,7 @@ function baseUrl(v: SettingValue): string | undefined {
     return 'is not a URL';
   }
   if (url.username || url.password) return 'must not carry credentials (user:password@): it is shown to every visitor';
-  if (url.search || url.hash || /[?#]/.test(String(v))) return 'must not carry a query or fragment: paths are appended to it';
+  if (/[?#]/.test(String(v))) return 'must not carry a query or fragment: paths are appended to it';
   return undefined;
 }
 
