@@ -182,6 +182,9 @@ export async function readFile(rig: Rig, path: string): Promise<{ status: number
   return { status: res.status, text: await res.text() };
 }
 
+/** Rows of runs' listings left in the database: none once a repository's import has ended, however it ended. */
+export const listingRows = (rig: Rig) => (rig.trove.ctx.db.$client.prepare('SELECT count(*) AS n FROM mirror_listing').get() as { n: number }).n;
+
 /** Starts a sync of source `id` (202) and waits for its end. */
 export async function syncOnce(rig: Rig, id: string) {
   const started = await rig.api('POST', `/mirror/sources/${id}/sync`);

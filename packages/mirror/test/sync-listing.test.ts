@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mapFiles, readFile, startRig, syncOnce, waitSync, type Rig } from './harness.js';
+import { listingRows as listingRowsOf, mapFiles, readFile, startRig, syncOnce, waitSync, type Rig } from './harness.js';
 
 /**
  * Syncs against listings a broken or hostile source hands out: unreadable and repeated entries,
@@ -15,8 +15,7 @@ async function mirrored(files: Record<string, string | Buffer>, opts: Parameters
 }
 const read = (path: string) => readFile(rig, path);
 const sync = (id: string) => syncOnce(rig, id);
-/** Rows of runs' listings left in the database: none once a repository's import has ended, however it ended. */
-const listingRows = () => (rig.trove.ctx.db.$client.prepare('SELECT count(*) AS n FROM mirror_listing').get() as { n: number }).n;
+const listingRows = () => listingRowsOf(rig);
 
 describe('mirror sync of a messy listing', () => {
   it('never takes a file the source lists unreadably for deleted at the source', async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '@trove/core';
-import { basic, debianDouble, eventually, mapFiles, readFile, startRig, syncOnce, waitSync, type Rig } from './harness.js';
+import { basic, debianDouble, eventually, listingRows as listingRowsOf, mapFiles, readFile, startRig, syncOnce, waitSync, type Rig } from './harness.js';
 
 let rig: Rig;
 afterEach(() => {
@@ -17,8 +17,7 @@ async function mirrored(files: Record<string, string | Buffer>, opts: Parameters
 const read = (path: string) => readFile(rig, path);
 const sync = (id: string) => syncOnce(rig, id);
 
-/** Rows of runs' listings left in the database: none once a repository's import has ended, however it ended. */
-const listingRows = () => (rig.trove.ctx.db.$client.prepare('SELECT count(*) AS n FROM mirror_listing').get() as { n: number }).n;
+const listingRows = () => listingRowsOf(rig);
 
 describe('mirror sync', () => {
   it('imports every file with its uploader name, verifies checksums, and counts per repository', async () => {
